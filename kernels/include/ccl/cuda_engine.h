@@ -1,0 +1,80 @@
+// The CUDA backend of the engine (SPEC §1, §4, §5). Declared without CUDA headers so
+// that CPU-only code (the plugin, tests) can include it; in a build without CUDA the
+// functions report that no device is usable and Engine's constructor throws.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ccl/types.h"
+
+// Same type as the runtime's cudaStream_t, without including cuda_runtime.h.
+typedef struct CUstream_st* cudaStream_t;
+
+namespace ccl::cuda {
+
+/// True when this build has CUDA support compiled in.
+bool compiled_with_cuda();
+
+/// True when device `device_id` (-1: the current/first device) can run the kernels;
+/// otherwise false with the reason (no driver, no device, CUDA error text) in *why.
+bool device_usable(int device_id, std::string* why);
+
+/// Per-stage GPU times of the last frame, in milliseconds (0 where a stage did not run).
+/// Filled only when profiling is enabled (it adds events between stages).
+struct StageTimes {
+  float threshold = 0;   // histogram + Otsu + binarization where it is a pass of its own
+  float local = 0;       // strip (HA) / initialization (KE) labeling
+  float merge = 0;       // border merging / reduction
+  float analysis = 0;    // root numbering + relabel + features
+  float copy = 0;        // component table to pinned host memory
+  float total = 0;
+};
+
+/// Labels frames already in device memory. Owns its scratch memory, sized on the
+/// first frame and re-sized only when the frame size grows; every launch goes to the
+/// stream given to enqueue(). Not thread safe: one Engine per stream.
+class Engine {
+ public:
+  /// Binds to device `device_id` (-1: current). Throws ccl::Error if unusable.
+  explicit Engine(int device_id = -1);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Queues threshold, labeling, features and the asynchronous copy of the component
+  /// count and table into pinned host memory on `stream`. `image.space` must be
+  /// MemorySpace::Device. No host synchronization happens here.
+  void enqueue(const ImageView& image, const Options& options, cudaStream_t stream);
+
+  /// Waits for the last enqueue() and fills `out` (count, threshold used, table).
+  /// With copy_labels the label image is also downloaded into out.labels.
+  void finish(Result& out, bool copy_labels);
+
+  /// Device label image of the last frame: width*height uint32, row pitch = width,
+  /// 0 = background, 1..N. Valid once the stream reaches the end of enqueue()'s work,
+  /// and only if options.write_labels was true.
+  const uint32_t* device_labels() const;
+
+  /// Device copy of the last frame's dense component table (num_components entries,
+  /// ccl::Component layout) and the device-side count, for kernels that follow
+  /// (overlay) on the same stream without a host round trip.
+  const Component* device_components() const;
+  const uint32_t* device_component_count() const;
+
+  /// Uploads a host image (luma plane only, plus the others when with_all_planes),
+  /// labels it and waits: the convenient path for tests and the CPU-memory element.
+  void label_host(const ImageView& host_image, const Options& options, Result& out,
+                  cudaStream_t stream = nullptr);
+
+  void set_profiling(bool on);
+  StageTimes stage_times() const;
+
+  int device_id() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ccl::cuda

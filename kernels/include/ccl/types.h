@@ -1,0 +1,89 @@
+// cudaccl engine: the types every backend shares (SPEC §4).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ccl {
+
+enum class PixelFormat { Gray8, Gray16LE, NV12, I420, RGBA, BGRA, RGBx, BGRx };
+
+enum class MemorySpace { Host, Device };
+
+enum class ThresholdMode { Above, Below, Otsu };
+
+enum class Algorithm { HA, Komura };
+
+/// Largest number of pixels an image may have (W*H < 2^31, SPEC §5).
+constexpr int64_t kMaxPixels = (int64_t(1) << 31) - 1;
+
+/// A frame as the engine reads it. planes[0] is the plane that holds the luma
+/// (the Y plane for NV12/I420, the packed pixels for RGB, the values for GRAY);
+/// the further planes are only used by overlay drawing.
+struct ImageView {
+  int width = 0;
+  int height = 0;
+  PixelFormat format = PixelFormat::Gray8;
+  MemorySpace space = MemorySpace::Host;
+  void* planes[3] = {nullptr, nullptr, nullptr};
+  size_t strides[3] = {0, 0, 0};  // bytes per row, per plane
+
+  int64_t pixels() const { return int64_t(width) * height; }
+};
+
+/// Number of planes a format carries and bytes per pixel of its first plane.
+int plane_count(PixelFormat f);
+int luma_bytes_per_pixel(PixelFormat f);
+const char* to_string(PixelFormat f);
+const char* to_string(ThresholdMode m);
+const char* to_string(Algorithm a);
+
+struct Options {
+  /// 0..255; for GRAY16_LE compared against value * 257.
+  int threshold = 128;
+  ThresholdMode mode = ThresholdMode::Above;
+  int connectivity = 8;  // 4 or 8
+  Algorithm algorithm = Algorithm::HA;
+  /// When false a backend may skip writing the label image (features only).
+  bool write_labels = true;
+};
+
+/// One connected component (SPEC §4). Sums are over the component's pixels.
+struct Component {
+  uint32_t label = 0;  // 1..N, raster order of the component's first pixel
+  int32_t x = 0, y = 0, width = 0, height = 0;  // bounding box
+  uint64_t area = 0;
+  uint64_t sum_x = 0, sum_y = 0;
+  uint64_t sum_xx = 0, sum_xy = 0, sum_yy = 0;
+
+  double centroid_x() const { return area ? double(sum_x) / double(area) : 0.0; }
+  double centroid_y() const { return area ? double(sum_y) / double(area) : 0.0; }
+  bool operator==(const Component& o) const;
+};
+
+/// What a backend returns for one frame.
+struct Result {
+  int width = 0;
+  int height = 0;
+  /// The level actually compared against (Otsu's when automatic), 0..255.
+  int threshold_used = 0;
+  uint32_t num_components = 0;
+  /// components[i].label == i + 1.
+  std::vector<Component> components;
+  /// width*height labels, row-major, no padding; empty when not requested.
+  std::vector<uint32_t> labels;
+};
+
+/// Thrown by every backend: bad input, CUDA failure (message names the CUDA error).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws ccl::Error when the view cannot be labeled (size, stride, pointer).
+void validate(const ImageView& image, const Options& options);
+
+}  // namespace ccl

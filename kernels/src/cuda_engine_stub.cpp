@@ -1,0 +1,33 @@
+// The CUDA engine's entry points in a build without nvcc: no device is ever usable.
+#include "ccl/cuda_engine.h"
+
+namespace ccl::cuda {
+
+namespace {
+constexpr const char* kNoCuda = "cudaccl was built without CUDA support (nvcc was not found)";
+}
+
+bool compiled_with_cuda() { return false; }
+
+bool device_usable(int, std::string* why) {
+  if (why) *why = kNoCuda;
+  return false;
+}
+
+struct Engine::Impl {};
+
+Engine::Engine(int) { throw Error(kNoCuda); }
+Engine::~Engine() = default;
+void Engine::enqueue(const ImageView&, const Options&, cudaStream_t) { throw Error(kNoCuda); }
+void Engine::finish(Result&, bool) { throw Error(kNoCuda); }
+const uint32_t* Engine::device_labels() const { return nullptr; }
+const Component* Engine::device_components() const { return nullptr; }
+const uint32_t* Engine::device_component_count() const { return nullptr; }
+void Engine::label_host(const ImageView&, const Options&, Result&, cudaStream_t) {
+  throw Error(kNoCuda);
+}
+void Engine::set_profiling(bool) {}
+StageTimes Engine::stage_times() const { return {}; }
+int Engine::device_id() const { return -1; }
+
+}  // namespace ccl::cuda

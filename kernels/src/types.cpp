@@ -1,0 +1,73 @@
+#include "ccl/types.h"
+
+namespace ccl {
+
+int plane_count(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::NV12: return 2;
+    case PixelFormat::I420: return 3;
+    default: return 1;
+  }
+}
+
+int luma_bytes_per_pixel(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::Gray16LE: return 2;
+    case PixelFormat::RGBA:
+    case PixelFormat::BGRA:
+    case PixelFormat::RGBx:
+    case PixelFormat::BGRx: return 4;
+    default: return 1;
+  }
+}
+
+const char* to_string(PixelFormat f) {
+  switch (f) {
+    case PixelFormat::Gray8: return "GRAY8";
+    case PixelFormat::Gray16LE: return "GRAY16_LE";
+    case PixelFormat::NV12: return "NV12";
+    case PixelFormat::I420: return "I420";
+    case PixelFormat::RGBA: return "RGBA";
+    case PixelFormat::BGRA: return "BGRA";
+    case PixelFormat::RGBx: return "RGBx";
+    case PixelFormat::BGRx: return "BGRx";
+  }
+  return "?";
+}
+
+const char* to_string(ThresholdMode m) {
+  switch (m) {
+    case ThresholdMode::Above: return "above";
+    case ThresholdMode::Below: return "below";
+    case ThresholdMode::Otsu: return "otsu";
+  }
+  return "?";
+}
+
+const char* to_string(Algorithm a) { return a == Algorithm::HA ? "ha4" : "komura"; }
+
+bool Component::operator==(const Component& o) const {
+  return label == o.label && x == o.x && y == o.y && width == o.width &&
+         height == o.height && area == o.area && sum_x == o.sum_x && sum_y == o.sum_y &&
+         sum_xx == o.sum_xx && sum_xy == o.sum_xy && sum_yy == o.sum_yy;
+}
+
+void validate(const ImageView& image, const Options& options) {
+  if (image.width < 1 || image.height < 1)
+    throw Error("image size " + std::to_string(image.width) + "x" +
+                std::to_string(image.height) + " is empty");
+  if (image.pixels() > kMaxPixels)
+    throw Error("image of " + std::to_string(image.pixels()) +
+                " pixels is too large: at most 2^31-1 pixels are supported");
+  if (!image.planes[0]) throw Error("image has no luma plane");
+  if (image.strides[0] < size_t(image.width) * luma_bytes_per_pixel(image.format))
+    throw Error("row stride " + std::to_string(image.strides[0]) +
+                " is smaller than a row of " + std::to_string(image.width) + " " +
+                to_string(image.format) + " pixels");
+  if (options.connectivity != 4 && options.connectivity != 8)
+    throw Error("connectivity must be 4 or 8, not " + std::to_string(options.connectivity));
+  if (options.threshold < 0 || options.threshold > 255)
+    throw Error("threshold must be within 0..255, not " + std::to_string(options.threshold));
+}
+
+}  // namespace ccl
