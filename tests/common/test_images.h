@@ -1,0 +1,53 @@
+// The test-image library every test (and bench/) shares: YACCLAB random images,
+// awkward shapes, real images from Debian packages, and frames in every pixel format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ccl/reference.h"
+#include "ccl/types.h"
+
+namespace ccl::test {
+
+/// An 8-bit gray image (row-major, no padding) with a name for test output.
+struct GrayImage {
+  std::string name;
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> pixels;
+};
+
+/// The YACCLAB granularity recipe of ANCHORS.md: std::mt19937(seed); g x g blocks in
+/// row-major block order (last row/column cropped); a block is foreground iff the next
+/// raw 32-bit gen() output is below llround(density * 2^32). Pixels are 0 or 1.
+BinaryImage yacclab_random(int width, int height, double density, int granularity,
+                           uint32_t seed);
+
+/// Binary image as gray: foreground 255, background 0 (threshold 128 'above' gives it back).
+GrayImage to_gray(const BinaryImage& binary, const std::string& name);
+
+/// 1x1, 1xN, Nx1, widths 31/32/33/63/64/65/1001, all foreground, all background,
+/// checkerboards of 1 and 2 px, spirals, nested rings, a single diagonal line...
+std::vector<GrayImage> awkward_images();
+
+/// Real gray images (CCITT fax pages from jbigkit-testdata decoded with jbgtopbm,
+/// python3-skimage's data images), fetched with apt-get download + dpkg-deb -x into
+/// a cache (env CCL_TESTDATA_DIR, default <build>/testdata) without installing them.
+/// Returns an empty vector and sets *why when they cannot be had.
+std::vector<GrayImage> real_images(std::string* why);
+
+/// A frame of `format` whose luma equals `gray` (exactly for GRAY/YUV; for RGB the
+/// channels are chosen so BT.601 luma gives the gray value back), each plane's rows
+/// padded by `extra_stride` bytes of poison. GRAY16_LE uses value * 257.
+struct Frame {
+  ImageView view;  // host memory, planes point into storage
+  std::vector<std::vector<uint8_t>> storage;
+};
+Frame make_frame(const GrayImage& gray, PixelFormat format, size_t extra_stride = 0);
+
+/// All formats of SPEC §3.
+const std::vector<PixelFormat>& all_formats();
+
+}  // namespace ccl::test
