@@ -1,0 +1,32 @@
+// Foreground test read straight from the frame, so labeling kernels fuse the
+// threshold instead of reading a binary image that some earlier pass wrote.
+#pragma once
+
+#include <cstdint>
+
+#include "ccl/luma.h"
+#include "ccl/types.h"
+
+namespace ccl::cuda {
+
+/// Everything a kernel needs to decide whether pixel (x, y) is foreground.
+/// `level` points to device memory so Otsu's level, computed on the device, is read
+/// without a host round trip; fixed levels are written there by the host wrapper.
+struct Foreground {
+  const uint8_t* base;  // first (luma) plane, device memory
+  size_t stride;        // bytes per row
+  PixelFormat format;
+  ThresholdMode mode;   // Above or Below (Otsu already resolved to Above)
+  const uint32_t* level;  // device: scaled level (x257 for GRAY16_LE)
+
+  __device__ __forceinline__ uint32_t luma(int x, int y) const {
+    return luma_at(base + size_t(y) * stride, x, format);
+  }
+  __device__ __forceinline__ bool operator()(int x, int y, uint32_t scaled) const {
+    return is_foreground(luma(x, y), scaled, mode);
+  }
+  /// Load the level once per thread, then call operator() with it.
+  __device__ __forceinline__ uint32_t load_level() const { return __ldg(level); }
+};
+
+}  // namespace ccl::cuda
