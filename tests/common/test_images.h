@@ -44,10 +44,33 @@ std::vector<GrayImage> real_images(std::string* why);
 struct Frame {
   ImageView view;  // host memory, planes point into storage
   std::vector<std::vector<uint8_t>> storage;
+
+  Frame() = default;
+  // Copies re-point the view's planes at their own storage.
+  Frame(const Frame& other);
+  Frame& operator=(const Frame& other);
+  Frame(Frame&&) = default;
+  Frame& operator=(Frame&&) = default;
 };
 Frame make_frame(const GrayImage& gray, PixelFormat format, size_t extra_stride = 0);
 
 /// All formats of SPEC §3.
 const std::vector<PixelFormat>& all_formats();
+
+/// Bytes of each poisoned padding pixel make_frame writes: pixel i of the padding is
+/// all 0xFF when i is even and all 0x00 when odd, so reading padding as image data
+/// changes the foreground whatever the threshold mode.
+uint8_t poison_byte(size_t padding_byte, int bytes_per_pixel);
+
+/// The (r, g, b) make_frame writes for gray value v: bt601_luma(r, g, b) == v, and
+/// among such triples one whose luma with r and b swapped is as far from v as
+/// possible, so that reading BGR as RGB (or the reverse) shows in a test.
+struct Rgb {
+  uint8_t r = 0, g = 0, b = 0;
+};
+Rgb rgb_for_luma(uint8_t v);
+
+/// Directory of the real-image cache (CCL_TESTDATA_DIR, else <build>/testdata).
+std::string testdata_dir();
 
 }  // namespace ccl::test
