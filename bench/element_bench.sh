@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Element-level benchmark (issue 6 item 2): pipeline throughput and per-frame element
+# time of cudaccl with system memory and with CUDA memory, at 1920x1080 and 3840x2160,
+# against the same pipeline without cudaccl.
+#
+# On the GPU host (GStreamer from .gpu-runtime, plugin from the build it was made for):
+#   source .gpu-runtime/env.sh && bench/element_bench.sh [-n FRAMES] [-o CSV]
+#       [-p "ball snow"] [-s "1920x1080 3840x2160"] [-m "system cuda"] [-e "extra cudaccl props"]
+# (.gpu-runtime made with GPU_RUNTIME_PLUGINS="coretracers imagefreeze" so the
+# latency tracer and imagefreeze are there.)
+#
+# Method: the source is one videotestsrc frame repeated by imagefreeze, so the
+# pipeline costs what the transfers and cudaccl cost, not the CPU drawing test
+# patterns. Each pipeline runs twice, with FRAMES/10 and FRAMES frames; the
+# difference of the wall times over the difference of the frame counts is the time
+# per frame without start-up (plugin loading, CUDA context). The element's own time
+# per frame is the latency tracer's element-latency of cudaccl (buffer in to buffer
+# out, CPU and GPU wait together), median, from a third run; the GPU time the element
+# reports in its per-frame message (post-messages=true) is added where it posts one.
+set -euo pipefail
+
+frames=1000
+csv=element_bench.csv
+patterns="ball snow"
+sizes="1920x1080 3840x2160"
+memories="system cuda"
+extra="algorithm=ha4 connectivity=8"
+while getopts "n:o:p:s:m:e:h" opt; do
+  case $opt in
+    n) frames=$OPTARG ;;
+    o) csv=$OPTARG ;;
+    p) patterns=$OPTARG ;;
+    s) sizes=$OPTARG ;;
+    m) memories=$OPTARG ;;
+    e) extra=$OPTARG ;;
+    *) sed -n '2,20p' "$0"; exit 2 ;;
+  esac
+done
+few=$((frames / 10))
+[ "$few" -ge 1 ] || few=1
+
+command -v gst-launch-1.0 >/dev/null || { echo "element_bench: gst-launch-1.0 not found (source .gpu-runtime/env.sh)" >&2; exit 1; }
+gst-inspect-1.0 cudaccl >/dev/null 2>&1 || { echo "element_bench: element cudaccl not found (GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-})" >&2; exit 1; }
+for e in imagefreeze cudaupload cudadownload; do
+  gst-inspect-1.0 "$e" >/dev/null 2>&1 || { echo "element_bench: element $e missing from the runtime" >&2; exit 1; }
+done
+have_tracer=0
+GST_TRACERS=latency GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -q fakesrc num-buffers=1 ! fakesink 2>&1 | grep -q latency && have_tracer=1 || true
+
+# source SIZE PATTERN N: N frames of one test-pattern frame, NV12 (what decoders give).
+source_of() {
+  local w=${1%x*} h=${1#*x}
+  echo "videotestsrc num-buffers=1 pattern=$2 ! video/x-raw,format=NV12,width=$w,height=$h,framerate=30/1 ! imagefreeze num-buffers=$3"
+}
+
+# pipeline SIZE PATTERN N MEMORY WITH_CCL
+pipeline() {
+  local src ccl=""
+  src=$(source_of "$1" "$2" "$3")
+  [ "$5" = yes ] && ccl="cudaccl name=ccl backend=cuda $extra !"
+  if [ "$4" = cuda ]; then
+    echo "$src ! cudaupload ! video/x-raw(memory:CUDAMemory) ! $ccl cudadownload ! fakesink sync=false"
+  else
+    echo "$src ! $ccl fakesink sync=false"
+  fi
+}
+
+# Wall seconds of one gst-launch run.
+wall() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  gst-launch-1.0 -q $1 >/dev/null
+  t1=$(date +%s.%N)
+  calc "$t1 - $t0"
+}
+
+calc() { awk "BEGIN { printf \"%.9f\", $1 }"; }
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+echo "size,memory,pattern,pipeline,frames,us_per_frame,fps,added_us_per_frame,overhead_pct,element_latency_med_us,element_gpu_time_med_us" > "$csv"
+printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s\n" size memory pattern pipeline "us/frame" fps "added us" overhead "element us" "GPU us"
+for size in $sizes; do
+  for memory in $memories; do
+    for pattern in $patterns; do
+      base_us=""
+      for with in no yes; do
+        t_few=$(wall "$(pipeline "$size" "$pattern" "$few" "$memory" "$with")")
+        t_many=$(wall "$(pipeline "$size" "$pattern" "$frames" "$memory" "$with")")
+        us=$(calc "($t_many - $t_few) * 1000000 / ($frames - $few)")
+        fps=$(calc "1000000 / $us")
+        overhead="" added="" lat="" gpu=""
+        if [ "$with" = no ]; then
+          base_us=$us
+          name=baseline
+        else
+          name=cudaccl
+          overhead=$(calc "($us - $base_us) * 100 / $base_us")
+          added=$(calc "$us - $base_us")
+          log=$(mktemp)
+          p=$(pipeline "$size" "$pattern" "$few" "$memory" yes | sed 's/name=ccl /name=ccl post-messages=true /')
+          # shellcheck disable=SC2086
+          if [ "$have_tracer" = 1 ]; then
+            GST_TRACERS="latency(flags=element)" GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -m $p >"$log" 2>&1 || true
+          else
+            gst-launch-1.0 -m $p >"$log" 2>&1 || true
+          fi
+          # element-latency records of cudaccl, in ns.
+          lat=$(grep 'element-latency' "$log" | grep 'element=(string)ccl' |
+                sed -n 's/.*time=(guint64)\([0-9]*\).*/\1/p' | awk '{print $1/1000}' | median || true)
+          # The element's per-frame message: the first field named like gpu-time (ns
+          # when an integer clock time, as the meta's gpu_time is).
+          gpu=$(grep 'from element "ccl"' "$log" |
+                grep -o -i -E 'gpu[-_]?time[a-z_-]*=\([a-z0-9]+\)[0-9.]+' |
+                sed -E 's/.*\)([0-9.]+)$/\1/' | awk '{print $1/1000}' | median || true)
+          rm -f "$log"
+        fi
+        printf "%-10s %-7s %-5s %-9s %10.1f %9.1f %9s %9s %11s %8s\n" "$size" "$memory" "$pattern" "$name" "$us" "$fps" \
+          "${added:+$(printf '%.1f' "$added")}" "${overhead:+$(printf '%.1f%%' "$overhead")}" "${lat:+$(printf '%.1f' "$lat")}" "${gpu:+$(printf '%.1f' "$gpu")}"
+        echo "$size,$memory,$pattern,$name,$frames,$(printf '%.2f' "$us"),$(printf '%.1f' "$fps"),${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu" >> "$csv"
+      done
+    done
+  done
+done
+echo "CSV: $csv"

@@ -1,0 +1,98 @@
+#include "measure.h"
+
+#include <chrono>
+#include <vector>
+
+#include "cuda_util.h"
+
+namespace bench {
+
+namespace {
+
+struct StageSamples {
+  std::vector<double> labeling, threshold, local, merge, analysis, copy;
+
+  void add(const ccl::cuda::StageTimes& t) {
+    labeling.push_back(1000.0 * (t.total - t.copy));
+    threshold.push_back(1000.0 * t.threshold);
+    local.push_back(1000.0 * t.local);
+    merge.push_back(1000.0 * t.merge);
+    analysis.push_back(1000.0 * t.analysis);
+    copy.push_back(1000.0 * t.copy);
+  }
+};
+
+}  // namespace
+
+Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
+                    const ccl::Options& options, cudaStream_t stream, const RunPlan& plan) {
+  Measurement m;
+  ccl::Result out;
+
+  engine.set_profiling(false);
+  for (int i = 0; i < plan.warmup; ++i) {
+    engine.enqueue(image, options, stream);
+    engine.finish(out, false);
+  }
+  m.components = out.num_components;
+
+  // finish() stays out of the event loops: with millions of components its host
+  // copy of the table would cost more wall time than the whole GPU work.
+  Event start, stop;
+  std::vector<double> total;
+  for (int i = 0; i < plan.runs; ++i) {
+    start.record(stream);
+    engine.enqueue(image, options, stream);
+    stop.record(stream);
+    stop.sync();
+    total.push_back(elapsed_us(start, stop));
+  }
+  engine.finish(out, false);
+  m.total = spread(total);
+
+  engine.set_profiling(true);
+  StageSamples stages;
+  for (int i = 0; i < plan.runs; ++i) {
+    engine.enqueue(image, options, stream);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    stages.add(engine.stage_times());
+  }
+  engine.finish(out, false);
+  engine.set_profiling(false);
+  m.labeling = spread(stages.labeling);
+  m.threshold = spread(stages.threshold);
+  m.local = spread(stages.local);
+  m.merge = spread(stages.merge);
+  m.analysis = spread(stages.analysis);
+  m.copy = spread(stages.copy);
+
+  std::vector<double> host;
+  for (int i = 0; i < plan.host_runs; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.enqueue(image, options, stream);
+    engine.finish(out, false);
+    const auto t1 = std::chrono::steady_clock::now();
+    host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  m.host = spread(host);
+  return m;
+}
+
+double copy_bandwidth_gbs(size_t bytes, int runs) {
+  DeviceBuffer a(bytes), b(bytes);
+  check(cudaMemset(a.get(), 1, bytes), "cudaMemset");
+  Stream stream;
+  Event start, stop;
+  std::vector<double> us;
+  for (int i = 0; i < runs + 2; ++i) {
+    start.record(stream.get());
+    check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()),
+          "cudaMemcpyAsync");
+    stop.record(stream.get());
+    stop.sync();
+    if (i >= 2) us.push_back(elapsed_us(start, stop));
+  }
+  return 2.0 * double(bytes) / spread(us).median / 1e3;
+}
+
+}  // namespace bench
