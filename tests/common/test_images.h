@@ -70,7 +70,8 @@ struct Rgb {
 };
 Rgb rgb_for_luma(uint8_t v);
 
-/// Directory of the real-image cache (CCL_TESTDATA_DIR, else <build>/testdata).
+/// Directory of the real-image cache: CCL_TESTDATA_DIR, else <build>/testdata (also
+/// found when the build folder was copied to another path, e.g. a GPU machine).
 std::string testdata_dir();
 
 }  // namespace ccl::test
