@@ -11,13 +11,15 @@ namespace ccl::cuda {
 
 /// Everything a kernel needs to decide whether pixel (x, y) is foreground.
 /// `level` points to device memory so Otsu's level, computed on the device, is read
-/// without a host round trip; fixed levels are written there by the host wrapper.
+/// without a host round trip; a fixed level travels in `fixed_level` (level == nullptr)
+/// so that it needs no launch or copy of its own.
 struct Foreground {
   const uint8_t* base;  // first (luma) plane, device memory
   size_t stride;        // bytes per row
   PixelFormat format;
   ThresholdMode mode;   // Above or Below (Otsu already resolved to Above)
-  const uint32_t* level;  // device: scaled level (x257 for GRAY16_LE)
+  const uint32_t* level;  // device: scaled level (x257 for GRAY16_LE), or nullptr
+  uint32_t fixed_level;   // scaled level used when level is nullptr
 
   __device__ __forceinline__ uint32_t luma(int x, int y) const {
     return luma_at(base + size_t(y) * stride, x, format);
@@ -26,7 +28,9 @@ struct Foreground {
     return is_foreground(luma(x, y), scaled, mode);
   }
   /// Load the level once per thread, then call operator() with it.
-  __device__ __forceinline__ uint32_t load_level() const { return __ldg(level); }
+  __device__ __forceinline__ uint32_t load_level() const {
+    return level ? __ldg(level) : fixed_level;
+  }
 };
 
 }  // namespace ccl::cuda

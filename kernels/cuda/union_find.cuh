@@ -1,15 +1,29 @@
 // Union-find on the label image, shared by every algorithm (HA4/HA8, KE4/KE8).
 //
 // The contract between the labeling algorithms and the shared analysis stage
-// (labels.cuh): labels hold  root raster index + 1  for foreground pixels and 0 for
-// background. A root is the pixel whose label is its own index + 1. Unions always hang
-// the larger root under the smaller, so every component's root is its first pixel in
-// raster order; consecutive output labels then follow from a scan over roots.
+// (analysis.cu): labels hold  parent raster index + 1  for union-find nodes and 0 for
+// background. A root is the node whose label is its own index + 1. Unions always hang
+// the larger root under the smaller and every parent precedes its child, so a
+// component's root is its first pixel in raster order; consecutive output labels then
+// follow from a scan over roots.
+//
+// Which pixels are nodes: every foreground pixel for Komura (flattened at the end, so
+// each points straight at its root); for HA the start of every run piece inside each
+// aligned 32- or 64-column window (a piece continuing a run points at the run's start).
+// What the analysis needs, and both provide: every pixel that starts a run piece of a
+// 64-column window is a node, and so is every component's first pixel.
+//
+// Numbering then overwrites each root's label with kIdTag | id (id = 1..N), so a walk
+// from any node ends at the first tagged value it meets.
 #pragma once
 
 #include <cstdint>
 
 namespace ccl::cuda {
+
+/// Marks a root slot that holds the component's output id instead of a parent. Free
+/// because raster indices + 1 stay below 2^31 (W*H < 2^31).
+constexpr uint32_t kIdTag = 0x80000000u;
 
 /// Follows parents to the root; returns the root's label (index + 1).
 __device__ __forceinline__ uint32_t uf_find(const uint32_t* labels, uint32_t label) {
@@ -34,7 +48,8 @@ __device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t 
 }
 
 /// Merges the trees of labels a and b, hanging the larger root under the smaller.
-/// Lock-free: retries when another thread re-parented a root in between.
+/// Lock-free: retries when another thread re-parented a root in between. A stale read
+/// only costs a retry: parents only ever decrease and always stay in the same tree.
 __device__ __forceinline__ void uf_union(uint32_t* labels, uint32_t a, uint32_t b) {
   bool done;
   do {
@@ -46,11 +61,27 @@ __device__ __forceinline__ void uf_union(uint32_t* labels, uint32_t a, uint32_t 
       a = b;
       b = t;
     }
-    // b becomes a child of a only if b is still a root.
+    // b becomes a child of a only if b is still a root; otherwise b's current parent
+    // (old) must still be merged with a, which the next round does.
     const uint32_t old = atomicMin(&labels[b - 1], a);
     done = (old == b);
     b = old;
   } while (!done);
+}
+
+/// After numbering: the output id of the component that node `label` belongs to.
+/// Writes the id into the starting node when the walk was longer than one step, so
+/// later walks through it stop early (a node may hold its component's tagged id as
+/// well as a parent: both lead to the same id).
+__device__ __forceinline__ uint32_t uf_find_id(uint32_t* labels, uint32_t label) {
+  const uint32_t first = labels[label - 1];
+  if (first & kIdTag) return first & ~kIdTag;
+  uint32_t v = labels[first - 1];
+  if (v & kIdTag) return v & ~kIdTag;
+  do v = labels[v - 1];
+  while (!(v & kIdTag));
+  labels[label - 1] = v;
+  return v & ~kIdTag;
 }
 
 }  // namespace ccl::cuda

@@ -28,6 +28,9 @@ void Engine::label_host(const ImageView&, const Options&, Result&, cudaStream_t)
 }
 void Engine::set_profiling(bool) {}
 StageTimes Engine::stage_times() const { return {}; }
+void Engine::set_tuning(const Tuning&) {}
+Tuning Engine::tuning() const { return {}; }
+void Engine::set_poison_byte(int) {}
 int Engine::device_id() const { return -1; }
 
 }  // namespace ccl::cuda

@@ -31,6 +31,13 @@ struct StageTimes {
   float total = 0;
 };
 
+/// Settings that change how the engine works, never what it returns (benchmarks, tests).
+struct Tuning {
+  /// HA: 64 columns per warp step, two pixels per thread (Hennequin et al. §IV-E);
+  /// false: 32 columns, one pixel per thread.
+  bool ha_wide_windows = true;
+};
+
 /// Labels frames already in device memory. Owns its scratch memory, sized on the
 /// first frame and re-sized only when the frame size grows; every launch goes to the
 /// stream given to enqueue(). Not thread safe: one Engine per stream.
@@ -69,6 +76,14 @@ class Engine {
 
   void set_profiling(bool on);
   StageTimes stage_times() const;
+
+  void set_tuning(const Tuning& tuning);
+  Tuning tuning() const;
+
+  /// Test hook: with byte in 0..255, every scratch and output buffer (device and
+  /// pinned host) is filled with it before each frame's work, so that stale values
+  /// cannot pass for results; -1 (the default) turns it off.
+  void set_poison_byte(int byte);
 
   int device_id() const;
 

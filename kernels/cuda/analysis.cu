@@ -1,0 +1,272 @@
+// Root numbering (per-block counts, a CUB scan over them, numbering), the features
+// pass after Hennequin et al. §IV-C/D (only run starts walk to the root; the rest of
+// the run takes its id by __shfl_sync), and the table's hand-over.
+#include "analysis.h"
+
+#include <algorithm>
+#include <cstring>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "check.h"
+#include "moments.cuh"
+#include "segments.cuh"
+#include "union_find.cuh"
+
+namespace ccl::cuda {
+
+namespace {
+
+/// The roots among the 64 pixels of mask word t (raster word order). A root is a
+/// union-find node labeled with its own index + 1; only run starts whose neighbours
+/// in the row above are all background can be one (a component's first pixel has no
+/// foreground neighbour before it), so only those labels are read.
+template <int Connectivity>
+__device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const uint64_t* mask,
+                                              const uint32_t* labels, long long t,
+                                              uint32_t* base) {
+  const int y = int(t / geo.words);
+  const int w = int(t % geo.words);
+  const uint64_t* row = mask + size_t(y) * geo.words;
+  const uint64_t m = row[w];
+  if (m == 0) return 0;
+  uint64_t candidates = run_starts(m, w > 0 && (row[w - 1] >> 63));
+  if (y > 0) {
+    const uint64_t* above = row - geo.words;
+    const uint64_t n = above[w];
+    uint64_t blocked = n;
+    if constexpr (Connectivity == 8) {
+      blocked |= (n << 1) | (w > 0 ? above[w - 1] >> 63 : 0);
+      blocked |= (n >> 1) | (w + 1 < geo.words ? above[w + 1] << 63 : 0);
+    }
+    candidates &= ~blocked;
+  }
+  *base = uint32_t(y) * uint32_t(geo.width) + 64u * uint32_t(w);
+  uint64_t roots = 0;
+  for_each_bit(candidates, [&](int c) {
+    if (labels[*base + c] == *base + c + 1) roots |= uint64_t(1) << c;
+  });
+  return roots;
+}
+
+template <int Connectivity>
+__global__ void __launch_bounds__(kWordBlock)
+    count_roots_kernel(FrameGeometry geo, const uint64_t* mask, const uint32_t* labels,
+                       long long words, uint32_t* block_counts) {
+  using Reduce = cub::BlockReduce<uint32_t, kWordBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
+  uint32_t base;
+  const uint32_t n = t < words ? __popcll(root_bits<Connectivity>(geo, mask, labels, t, &base)) : 0;
+  const uint32_t total = Reduce(temp).Sum(n);
+  if (threadIdx.x == 0) {
+    block_counts[blockIdx.x] = total;
+    if (blockIdx.x == 0) block_counts[gridDim.x] = 0;  // the scan's total lands there
+  }
+}
+
+template <int Connectivity>
+__global__ void __launch_bounds__(kWordBlock)
+    number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
+                        long long words, const uint32_t* block_offsets, Component* table,
+                        FrameInfo* info) {
+  using Scan = cub::BlockScan<uint32_t, kWordBlock>;
+  __shared__ typename Scan::TempStorage temp;
+  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
+  uint32_t base = 0;
+  uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t, &base) : 0;
+  uint32_t before;
+  Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before);
+  uint32_t id = block_offsets[blockIdx.x] + before;
+  const int y = int(t / geo.words);
+  for_each_bit(roots, [&](int c) {
+    ++id;
+    labels[base + c] = kIdTag | id;
+    Component entry{};
+    entry.label = id;
+    entry.x = INT_MAX;  // accumulates the minimum x
+    entry.y = y;        // the root is the component's first pixel: its row is the top
+    entry.width = -1;   // accumulates the maximum x
+    entry.height = y;   // accumulates the maximum y
+    table[id - 1] = entry;
+  });
+  if (blockIdx.x == 0 && threadIdx.x == 0) info->count = block_offsets[gridDim.x];
+}
+
+/// One warp per row segment of kFeatureWindows 64-column windows. Per window: each
+/// run piece's start finds its id (uf_find_id), every lane takes the id of its piece's
+/// start by __shfl_sync, and the start adds the piece's closed-form features. Pieces of
+/// the warp's first component (usually the one crossing the whole segment) are summed
+/// in registers and added once at the end; other pieces go straight to the table.
+template <bool kWriteLabels>
+__global__ void __launch_bounds__(kWarpSize* kWindowWarps)
+    features_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, uint32_t* out,
+                    Component* table, long long tasks, int segments_per_row) {
+  const long long task = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
+  if (task >= tasks) return;
+  const int lane = threadIdx.x;
+  const int y = int(task / segments_per_row);
+  const int w_begin = int(task % segments_per_row) * kFeatureWindows;
+  const int w_end = min(w_begin + kFeatureWindows, geo.words);
+  const uint64_t* row = mask + size_t(y) * geo.words;
+  const uint32_t row_base = uint32_t(y) * uint32_t(geo.width);
+
+  Moments hot = Moments::none();
+  uint32_t hot_id = 0;
+  for (int w = w_begin; w < w_end; ++w) {
+    const uint64_t bits = row[w];
+    const int x_window = 64 * w;
+    uint32_t id[2] = {0, 0};
+    uint32_t label[2] = {0, 0};
+    if (bits != 0) {
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int c = lane + 32 * k;
+        if (bit(bits, c) && start_distance(bits, c) == 0)
+          id[k] = uf_find_id(labels, row_base + uint32_t(x_window + c) + 1);
+      }
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int c = lane + 32 * k;
+        const bool fg = bit(bits, c);
+        const int source = fg ? c - start_distance(bits, c) : c;
+        const uint32_t lo = __shfl_sync(kFullWarp, id[0], source & 31);
+        const uint32_t hi = __shfl_sync(kFullWarp, id[1], source & 31);
+        label[k] = fg ? (source < 32 ? lo : hi) : 0;
+      }
+      if (hot_id == 0) {
+        const int first = __ffsll(bits) - 1;
+        hot_id = __shfl_sync(kFullWarp, first < 32 ? label[0] : label[1], first & 31);
+      }
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        if (id[k] == 0) continue;
+        const int c = lane + 32 * k;
+        const Moments piece = Moments::run(uint32_t(x_window + c), end_distance(bits, c), y);
+        if (id[k] == hot_id)
+          hot.add(piece);
+        else
+          piece.atomic_add_to(table[id[k] - 1]);
+      }
+    }
+    if constexpr (kWriteLabels) {
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        const int x = x_window + lane + 32 * k;
+        if (x < geo.width) out[row_base + x] = label[k];
+      }
+    }
+  }
+  if (hot_id != 0) {
+    hot.warp_sum();
+    if (lane == 0) hot.atomic_add_to(table[hot_id - 1]);
+  }
+}
+
+__global__ void publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
+                               Component* host_table, uint32_t host_capacity,
+                               HostHeader* header) {
+  const uint32_t n = info->count;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    Component c = table[i];
+    c.width = c.width - c.x + 1;
+    c.height = c.height - c.y + 1;
+    table[i] = c;
+    if (i < host_capacity) host_table[i] = c;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    header->count = n;
+    header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
+  }
+}
+
+}  // namespace
+
+void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
+  count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
+  publish_blocks_ = std::max(1, 4 * sm_count);
+  block_counts_.reserve(count_blocks_ + 1);
+  block_offsets_.reserve(count_blocks_ + 1);
+  size_t bytes = 0;
+  CCL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, block_counts_.get(),
+                                               block_offsets_.get(), count_blocks_ + 1));
+  scan_temp_.reserve(std::max<size_t>(bytes, 1));
+  scan_temp_bytes_ = bytes;
+  table_.reserve(std::max<size_t>(capacity, 1));
+  header_.reserve(1);
+  // The host copy starts small and grows to what frames need (read_table): most frames
+  // have far fewer components than the worst case, which would pin W*H/2 entries.
+  host_table_.reserve(std::min<size_t>(std::max<size_t>(capacity, 1), 1 << 16));
+}
+
+void Analysis::poison(int byte, cudaStream_t stream) {
+  block_counts_.fill_bytes(byte, stream);
+  block_offsets_.fill_bytes(byte, stream);
+  table_.fill_bytes(byte, stream);
+  std::memset(header_.host(), byte, sizeof(HostHeader));
+  std::memset(static_cast<void*>(host_table_.host()), byte, host_table_.capacity() * sizeof(Component));
+}
+
+void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+                      int connectivity, FrameInfo* info, cudaStream_t stream) {
+  const long long words = (long long)geo.mask_words();
+  if (connectivity == 4)
+    count_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(geo, mask, labels, words,
+                                                                   block_counts_.get());
+  else
+    count_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(geo, mask, labels, words,
+                                                                   block_counts_.get());
+  check_launch("count_roots_kernel");
+  size_t bytes = scan_temp_bytes_;
+  CCL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, block_counts_.get(),
+                                               block_offsets_.get(), count_blocks_ + 1, stream));
+  if (connectivity == 4)
+    number_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(
+        geo, mask, labels, words, block_offsets_.get(), table_.get(), info);
+  else
+    number_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(
+        geo, mask, labels, words, block_offsets_.get(), table_.get(), info);
+  check_launch("number_roots_kernel");
+}
+
+void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+                       uint32_t* out, cudaStream_t stream) {
+  const int segments = (geo.words + kFeatureWindows - 1) / kFeatureWindows;
+  const long long tasks = (long long)segments * geo.height;
+  const dim3 block(kWarpSize, kWindowWarps);
+  const unsigned blocks = ceil_div(size_t(tasks), kWindowWarps);
+  if (out)
+    features_kernel<true><<<blocks, block, 0, stream>>>(geo, mask, labels, out, table_.get(),
+                                                        tasks, segments);
+  else
+    features_kernel<false><<<blocks, block, 0, stream>>>(geo, mask, labels, nullptr,
+                                                         table_.get(), tasks, segments);
+  check_launch("features_kernel");
+}
+
+void Analysis::publish(const FrameInfo* info, int fixed_level, cudaStream_t stream) {
+  publish_kernel<<<publish_blocks_, kWordBlock, 0, stream>>>(
+      info, fixed_level, table_.get(), host_table_.device(), uint32_t(host_table_.capacity()),
+      header_.device());
+  check_launch("publish_kernel");
+}
+
+void Analysis::read_table(std::vector<Component>& table) {
+  const uint32_t n = count();
+  if (n > table_.capacity())
+    throw Error("component count " + std::to_string(n) + " exceeds the table's capacity " +
+                std::to_string(table_.capacity()));
+  table.resize(n);
+  const size_t in_host = std::min<size_t>(n, host_table_.capacity());
+  std::memcpy(table.data(), host_table_.host(), in_host * sizeof(Component));
+  if (in_host < n) {
+    // More components than the host copy holds: fetch the rest (the stream is idle,
+    // finish() waited) and make room for frames like this one.
+    CCL_CUDA_CHECK(cudaMemcpy(table.data() + in_host, table_.get() + in_host,
+                              (n - in_host) * sizeof(Component), cudaMemcpyDeviceToHost));
+    host_table_.reserve(std::min(table_.capacity(), std::max<size_t>(n, 2 * in_host)));
+  }
+}
+
+}  // namespace ccl::cuda

@@ -1,0 +1,64 @@
+// The analysis stage both algorithms share: roots numbered 1..N in raster order
+// (SPEC §4), then one pass that writes the output labels and accumulates every
+// component's features run by run (Hennequin et al.'s CCA), then the table's
+// hand-over to the host.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "buffers.h"
+#include "ccl/types.h"
+#include "geometry.h"
+#include "threshold.h"
+
+namespace ccl::cuda {
+
+/// What the device leaves in mapped host memory for finish().
+struct HostHeader {
+  uint32_t count;
+  uint32_t level;
+};
+
+class Analysis {
+ public:
+  /// Scratch for frames of `geo`, a device table of `capacity` components. Grows only.
+  void reserve(const FrameGeometry& geo, size_t capacity, int sm_count);
+  void poison(int byte, cudaStream_t stream);
+
+  /// Gives each root its id: count roots per block, scan the counts (CUB), number
+  /// them; each root's label becomes kIdTag | id, its table entry is started, and N
+  /// lands in info->count.
+  void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+              int connectivity, FrameInfo* info, cudaStream_t stream);
+
+  /// Output labels (when `out` is not null) and the features of every component.
+  void measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+               uint32_t* out, cudaStream_t stream);
+
+  /// Finishes the table (bounding boxes) and writes N, the level used and the table
+  /// into mapped host memory. fixed_level < 0: the level is Otsu's, from info.
+  void publish(const FrameInfo* info, int fixed_level, cudaStream_t stream);
+
+  /// Once the stream has passed publish(): the frame's count, level and table.
+  uint32_t count() const { return header_.host()->count; }
+  int level() const { return int(header_.host()->level); }
+  void read_table(std::vector<Component>& table);
+
+  const Component* device_table() const { return table_.get(); }
+
+ private:
+  unsigned count_blocks_ = 0;
+  int publish_blocks_ = 1;
+  DeviceBuffer<uint32_t> block_counts_;
+  DeviceBuffer<uint32_t> block_offsets_;
+  DeviceBuffer<uint8_t> scan_temp_;
+  size_t scan_temp_bytes_ = 0;
+  DeviceBuffer<Component> table_;
+  MappedBuffer<HostHeader> header_;
+  MappedBuffer<Component> host_table_;
+};
+
+}  // namespace ccl::cuda

@@ -1,0 +1,117 @@
+// RAII owners of device memory, mapped pinned host memory and events. Buffers only
+// grow: reserve() reallocates when asked for more than the current capacity, so a
+// stream of equal-sized frames allocates once.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "check.h"
+
+namespace ccl::cuda {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  /// Ensures room for `count` elements; old contents are not kept.
+  void reserve(size_t count) {
+    if (count <= capacity_) return;
+    release();
+    CCL_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
+    capacity_ = count;
+  }
+  void release() {
+    if (data_) cudaFree(data_);  // errors here cannot be reported from a destructor
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  void fill_bytes(int byte, cudaStream_t stream) {
+    if (data_) CCL_CUDA_CHECK(cudaMemsetAsync(data_, byte, capacity_ * sizeof(T), stream));
+  }
+  T* get() const { return data_; }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  T* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+/// Pinned host memory the device writes into directly (cudaHostAllocMapped): kernels
+/// can leave results there without a copy whose size the host would have to know.
+template <class T>
+class MappedBuffer {
+ public:
+  MappedBuffer() = default;
+  ~MappedBuffer() { release(); }
+  MappedBuffer(const MappedBuffer&) = delete;
+  MappedBuffer& operator=(const MappedBuffer&) = delete;
+
+  void reserve(size_t count) {
+    if (count <= capacity_) return;
+    release();
+    void* p = nullptr;
+    CCL_CUDA_CHECK(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocMapped));
+    host_ = static_cast<T*>(p);
+    capacity_ = count;
+    void* d = nullptr;
+    CCL_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
+    device_ = static_cast<T*>(d);
+  }
+  void release() {
+    if (host_) cudaFreeHost(host_);
+    host_ = device_ = nullptr;
+    capacity_ = 0;
+  }
+  T* host() const { return host_; }
+  T* device() const { return device_; }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  T* host_ = nullptr;
+  T* device_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+class Event {
+ public:
+  explicit Event(bool timing) {
+    CCL_CUDA_CHECK(cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault
+                                                            : cudaEventDisableTiming));
+  }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t stream) { CCL_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  cudaEvent_t get() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+/// Makes `device` current for a scope and restores the caller's device after.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    CCL_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) CCL_CUDA_CHECK(cudaSetDevice(device));
+    restore_ = previous_ != device;
+  }
+  ~DeviceScope() {
+    if (restore_) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool restore_ = false;
+};
+
+}  // namespace ccl::cuda

@@ -1,0 +1,150 @@
+// HA4 / HA8 after Hennequin et al., "A new direct connected component labeling and
+// analysis algorithms for GPUs" (DASIP 2018): algorithm 3 (strip labeling) and
+// algorithm 4 (border merging), with algorithm 7's two pixels per thread. The 8-way
+// form unites runs of adjacent rows that overlap or touch diagonally (segments.cuh).
+#include "ha.h"
+
+#include "check.h"
+#include "mask_store.cuh"
+#include "segments.cuh"
+#include "union_find.cuh"
+
+namespace ccl::cuda {
+
+namespace {
+
+/// Length of the run that reaches column -1 of the next window, given this window's
+/// bits and the length that reached column -1 of this one.
+template <class Word>
+__device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
+  constexpr int kCols = WindowBits<Word>::kColumns;
+  const int top = top_run_length(bits);
+  return top == kCols ? run + kCols : uint32_t(top);
+}
+
+/// One block per strip of kStripRows rows, one warp per row, walking the row window by
+/// window (so runs never need merging across columns). The threshold is evaluated
+/// here, once per pixel; the ballots become the foreground mask.
+template <int Connectivity, class Word>
+__global__ void __launch_bounds__(kWarpSize* kStripRows)
+    ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask) {
+  constexpr int kCols = WindowBits<Word>::kColumns;
+  // Bits of each row's current window, double-buffered so one barrier per step suffices.
+  __shared__ Word row_bits[2][kStripRows];
+
+  const int lane = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int y = int(blockIdx.x) * kStripRows + ty;
+  const bool in_rows = y < geo.height;
+  const uint32_t level = fg.load_level();
+  const uint32_t row_base = in_rows ? uint32_t(y) * uint32_t(geo.width) : 0;
+  const uint32_t width = uint32_t(geo.width);
+
+  uint32_t cur_run = 0;  // length of the run through column -1, this row
+  uint32_t up_run = 0;   // same, row above
+  int parity = 0;
+  for (int x0 = 0; x0 < geo.width; x0 += kCols, parity ^= 1) {
+    const int xa = x0 + lane;
+    const bool pa = in_rows && xa < geo.width && fg(xa, y, level);
+    bool pb = false;
+    if constexpr (kCols == 64) pb = in_rows && xa + 32 < geo.width && fg(xa + 32, y, level);
+    const Word bits = warp_window<Word>(pa, pb);
+    const uint32_t base = row_base + uint32_t(x0);
+    const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
+
+    // Only piece starts become nodes; a piece continuing a run points at its start.
+#pragma unroll
+    for (int k = 0; k < kCols / 32; ++k) {
+      const int c = lane + 32 * k;
+      if (bit(bits, c) && start_distance(bits, c) == 0) labels[base + c] = cur.node(c) + 1;
+    }
+    if (lane == 0) {
+      row_bits[parity][ty] = bits;
+      if (in_rows) {
+        if constexpr (kCols == 64)
+          mask[size_t(y) * geo.words + (x0 >> 6)] = bits;
+        else
+          store_mask_half(mask, geo.words, geo.width, y, x0, bits);
+      }
+    }
+    __syncthreads();
+
+    if (ty > 0) {
+      const Word up_bits = row_bits[parity][ty - 1];
+      const bool touching = Connectivity == 4 ? (bits & up_bits) != 0 : (bits | up_bits) != 0;
+      if (touching) {
+        const RowWindow<Word> up{up_bits, up_run > 0, base - width - up_run, base - width};
+#pragma unroll
+        for (int k = 0; k < kCols / 32; ++k)
+          unite_rows_at<Connectivity>(labels, cur, up, lane + 32 * k);
+      }
+      up_run = carried_run(up_bits, up_run);
+    }
+    cur_run = carried_run(bits, cur_run);
+  }
+}
+
+/// One warp per 64-column window of each strip's first row: unites its runs with those
+/// of the last row of the strip above. Nodes of runs coming from the previous window
+/// are that window's piece starts, nodes in every variant (union_find.cuh).
+template <int Connectivity>
+__global__ void __launch_bounds__(kWarpSize* kWindowWarps)
+    ha_merge_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, long long windows) {
+  const long long warp = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
+  if (warp >= windows) return;
+  const int y = int(warp / geo.words + 1) * kStripRows;
+  const int w = int(warp % geo.words);
+  const uint64_t* row = mask + size_t(y) * geo.words;
+  const uint64_t* above = row - geo.words;
+  const uint64_t cur_bits = row[w];
+  const uint64_t up_bits = above[w];
+  if (Connectivity == 4 ? (cur_bits & up_bits) == 0 : (cur_bits | up_bits) == 0) return;
+
+  const uint64_t cur_prev = w > 0 ? row[w - 1] : 0;
+  const uint64_t up_prev = w > 0 ? above[w - 1] : 0;
+  const uint32_t base = uint32_t(y) * uint32_t(geo.width) + 64u * uint32_t(w);
+  const uint32_t up_base = base - uint32_t(geo.width);
+  const RowWindow<uint64_t> cur{cur_bits, bit(cur_prev, 63),
+                                base - 1 - uint32_t(start_distance(cur_prev, 63)), base};
+  const RowWindow<uint64_t> up{up_bits, bit(up_prev, 63),
+                               up_base - 1 - uint32_t(start_distance(up_prev, 63)), up_base};
+  unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x);
+  unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x + 32);
+}
+
+template <int Connectivity, class Word>
+void launch_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
+                   uint64_t* mask, cudaStream_t stream) {
+  const dim3 block(kWarpSize, kStripRows);
+  ha_strip_kernel<Connectivity, Word>
+      <<<ceil_div(geo.height, kStripRows), block, 0, stream>>>(fg, geo, labels, mask);
+  check_launch("ha_strip_kernel");
+}
+
+}  // namespace
+
+void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
+                     uint64_t* mask, int connectivity, bool wide_windows, cudaStream_t stream) {
+  if (connectivity == 4)
+    wide_windows ? launch_strips<4, uint64_t>(fg, geo, labels, mask, stream)
+                 : launch_strips<4, uint32_t>(fg, geo, labels, mask, stream);
+  else
+    wide_windows ? launch_strips<8, uint64_t>(fg, geo, labels, mask, stream)
+                 : launch_strips<8, uint32_t>(fg, geo, labels, mask, stream);
+}
+
+void ha_merge_strips(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+                     int connectivity, cudaStream_t stream) {
+  const long long borders = (geo.height - 1) / kStripRows;  // strips after the first
+  const long long windows = borders * geo.words;
+  if (windows == 0) return;
+  const dim3 block(kWarpSize, kWindowWarps);
+  const unsigned blocks = ceil_div(size_t(windows), kWindowWarps);
+  if (connectivity == 4)
+    ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
+  else
+    ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
+  check_launch("ha_merge_kernel");
+}
+
+}  // namespace ccl::cuda

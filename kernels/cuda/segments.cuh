@@ -1,0 +1,130 @@
+// Run (segment) operators on foreground bitmasks, after Hennequin et al., "A new
+// direct connected component labeling and analysis algorithms for GPUs" (HA4, §IV-A,
+// algorithms 1 and 7): a warp's ballot makes a bitmask of a window of 32 or 64
+// columns, and each thread finds where its run starts and ends with one clz/ffs.
+// One home for these operators: HA's strip labeling and border merging and the shared
+// analysis pass all use them.
+#pragma once
+
+#include <cstdint>
+
+#include "geometry.h"
+#include "union_find.cuh"
+
+namespace ccl::cuda {
+
+/// Bit operations on a window word (bit c = column c of the window).
+template <class Word>
+struct WindowBits;
+
+template <>
+struct WindowBits<uint32_t> {
+  static constexpr int kColumns = 32;
+  __device__ static int clz(uint32_t v) { return __clz(v); }
+  __device__ static int ffs(uint32_t v) { return __ffs(v); }
+};
+
+template <>
+struct WindowBits<uint64_t> {
+  static constexpr int kColumns = 64;
+  __device__ static int clz(uint64_t v) { return __clzll(v); }
+  __device__ static int ffs(uint64_t v) { return __ffsll(v); }
+};
+
+template <class Word>
+__device__ __forceinline__ bool bit(Word bits, int c) {
+  return (bits >> c) & 1;
+}
+
+/// Distance from foreground column c back to the first column of its run inside the
+/// window: 0 exactly at a run's start (Hennequin's start_distance).
+template <class Word>
+__device__ __forceinline__ int start_distance(Word bits, int c) {
+  constexpr int kCols = WindowBits<Word>::kColumns;
+  // Columns below c moved to the top; two shifts keep c == 0 defined.
+  const Word below = (bits << (kCols - 1 - c)) << 1;
+  return WindowBits<Word>::clz(Word(~below));
+}
+
+/// Length of the run from foreground column c to its end inside the window: the run's
+/// length when c is its start (Hennequin's end_distance).
+template <class Word>
+__device__ __forceinline__ int end_distance(Word bits, int c) {
+  constexpr int kCols = WindowBits<Word>::kColumns;
+  const Word ones_from_c = ~(bits >> c);
+  return ones_from_c == 0 ? kCols - c : WindowBits<Word>::ffs(ones_from_c) - 1;
+}
+
+/// Length of the run that reaches the window's last column (0 if that column is
+/// background): how far a run continues into the next window.
+template <class Word>
+__device__ __forceinline__ int top_run_length(Word bits) {
+  return WindowBits<Word>::clz(Word(~bits));
+}
+
+/// Columns where a run starts, given whether column -1 is foreground.
+template <class Word>
+__device__ __forceinline__ Word run_starts(Word bits, bool left) {
+  return bits & ~((bits << 1) | Word(left));
+}
+
+/// The window of a warp: lane l holds columns l and (64-column windows) l + 32.
+template <class Word>
+__device__ __forceinline__ Word warp_window(bool col_lo, bool col_hi) {
+  const Word lo = __ballot_sync(kFullWarp, col_lo);
+  if constexpr (WindowBits<Word>::kColumns == 64)
+    return lo | (Word(__ballot_sync(kFullWarp, col_hi)) << 32);
+  else
+    return lo;
+}
+
+/// Calls f(c) for each set bit c of `bits`, lowest first.
+template <class Word, class F>
+__device__ __forceinline__ void for_each_bit(Word bits, F&& f) {
+  while (bits) {
+    const int c = WindowBits<Word>::ffs(bits) - 1;
+    bits &= bits - 1;
+    f(c);
+  }
+}
+
+/// One row's foreground bits in a window plus what is known of column -1: whether it
+/// is foreground, and the raster index of a union-find node of the run through it.
+template <class Word>
+struct RowWindow {
+  Word bits;
+  bool left;
+  uint32_t left_node;  // valid when left
+  uint32_t base;       // raster index of column 0
+
+  __device__ bool fg(int c) const { return c < 0 ? left : bit(bits, c); }
+  __device__ bool starts(int c) const { return fg(c) && !fg(c - 1); }
+  /// A node of the run through foreground column c (-1 allowed): the window-local
+  /// start of its piece, or column -1's node when the run comes from the left.
+  __device__ uint32_t node(int c) const {
+    if (c < 0) return left_node;
+    const int s = c - start_distance(bits, c);
+    return (s == 0 && left) ? left_node : base + uint32_t(s);
+  }
+};
+
+/// Unites the run of `cur` (row y) and the run of `up` (row y-1) that touch at column
+/// c, doing so only where one of the two runs starts, so each touching pair is united
+/// at one column only. 4-connectivity: both fg at c. 8-connectivity: runs overlap or
+/// touch diagonally; the later-starting run sees the other at c-1 or c.
+template <int Connectivity, class Word>
+__device__ __forceinline__ void unite_rows_at(uint32_t* labels, const RowWindow<Word>& cur,
+                                              const RowWindow<Word>& up, int c) {
+  if constexpr (Connectivity == 4) {
+    if (cur.fg(c) && up.fg(c) && (cur.starts(c) || up.starts(c)))
+      uf_union(labels, cur.node(c) + 1, up.node(c) + 1);
+  } else {
+    if (cur.starts(c) && (up.fg(c - 1) || up.fg(c))) {
+      uf_union(labels, cur.node(c) + 1, up.node(up.fg(c - 1) ? c - 1 : c) + 1);
+    } else if (up.starts(c) && (cur.fg(c - 1) || cur.fg(c))) {
+      uf_union(labels, up.node(c) + 1, cur.node(cur.fg(c - 1) ? c - 1 : c) + 1);
+    }
+  }
+}
+
+}  // namespace ccl::cuda
