@@ -2,8 +2,6 @@
 
 #include <cstdint>
 
-#include "cuda_util.h"
-
 namespace bench {
 
 namespace {
@@ -34,17 +32,16 @@ std::string verify(ccl::cuda::Engine& engine, const ccl::ImageView& device_image
                    const ccl::Options& options, cudaStream_t stream,
                    const ccl::Result& expected) {
   ccl::Result got;
-  // A first frame sizes the engine's buffers, so the poison below lands in the
-  // label image the checked frame writes.
-  engine.enqueue(device_image, options, stream);
-  engine.finish(got, false);
-  if (options.write_labels && engine.device_labels()) {
-    check(cudaMemsetAsync(const_cast<uint32_t*>(engine.device_labels()), 0xA5,
-                          size_t(device_image.pixels()) * sizeof(uint32_t), stream),
-          "cudaMemsetAsync (poison)");
+  // Every scratch and output buffer poisoned first, so stale values cannot pass.
+  engine.set_poison_byte(0xA5);
+  try {
+    engine.enqueue(device_image, options, stream);
+    engine.finish(got, options.write_labels);
+  } catch (...) {
+    engine.set_poison_byte(-1);
+    throw;
   }
-  engine.enqueue(device_image, options, stream);
-  engine.finish(got, options.write_labels);
+  engine.set_poison_byte(-1);
   return describe_mismatch(got, expected, options.write_labels);
 }
 

@@ -9,7 +9,7 @@
 
 namespace bench {
 
-/// Labels `device_image` once (label buffer poisoned first) and compares count,
+/// Labels `device_image` once (engine buffers poisoned first) and compares count,
 /// component table and, when options.write_labels, the label image with `expected`.
 /// Returns an empty string when they agree, else what differs.
 std::string verify(ccl::cuda::Engine& engine, const ccl::ImageView& device_image,
