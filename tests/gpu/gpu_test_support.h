@@ -1,0 +1,48 @@
+// What the GPU tests share: skipping without a device, one engine for the process,
+// byte-for-byte comparison with the CPU reference, references computed in parallel.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ccl/cuda_engine.h"
+#include "ccl/reference.h"
+#include "ccl/types.h"
+
+/// Skips the current test, saying why, when no CUDA device can run the kernels.
+#define CCL_REQUIRE_DEVICE()                                                 \
+  do {                                                                       \
+    std::string ccl_why_;                                                    \
+    if (!ccl::cuda::device_usable(-1, &ccl_why_))                            \
+      GTEST_SKIP() << "no usable CUDA device: " << ccl_why_;                 \
+  } while (0)
+
+namespace ccl::gpu_test {
+
+/// The process's engine; outputs are poisoned (0xAB) before every frame.
+cuda::Engine& engine();
+
+/// Empty when `got` equals `want` byte for byte (count, level, table, labels);
+/// otherwise the first difference, in words.
+std::string difference(const Result& got, const Result& want);
+
+/// Labels `view` (host memory) twice on the GPU; both results must equal `want`.
+/// Returns false (after reporting a failure naming `what`) when one does not.
+bool expect_matches(const ImageView& view, const Options& options, const Result& want,
+                    const std::string& what);
+
+/// Runs the tasks on all cores; results in task order.
+std::vector<Result> in_parallel(const std::vector<std::function<Result()>>& tasks);
+
+/// The CPU reference of `view` under `options`.
+Result reference(const ImageView& view, const Options& options);
+
+Options make_options(Algorithm algorithm, int connectivity, ThresholdMode mode,
+                     int threshold = 128);
+
+std::string describe(const Options& options);
+
+}  // namespace ccl::gpu_test
