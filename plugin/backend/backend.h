@@ -1,0 +1,42 @@
+// The backends behind cclbackend.h. A frame goes through label(), then the element's
+// selection of reported components, then draw() when the overlay changes pixels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/selection.h"
+#include "ccl/types.h"
+
+namespace ccl::plugin {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+
+  /// Sizes scratch memory for frames of this format and size (every caps change).
+  virtual void configure(PixelFormat format, int width, int height) = 0;
+
+  /// Labels the host frame (threshold, labels, features) into out (no label image).
+  /// keep_labels: draw() follows and needs the label image; with_planes: it also
+  /// needs every plane of the frame (the CUDA backend uploads them).
+  virtual void label(const ImageView& frame, const Options& options, bool keep_labels,
+                     bool with_planes, Result& out) = 0;
+
+  /// Draws the overlay of the last labeled frame into `frame` (the same frame).
+  /// Writes the frame's memory only once everything else succeeded.
+  virtual void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
+                    uint32_t alpha256) = 0;
+
+  /// GPU time of the last frame (label and draw) in nanoseconds, or -1 when the
+  /// backend does not run on a GPU.
+  virtual int64_t gpu_time_ns() const { return -1; }
+};
+
+std::unique_ptr<Backend> make_cpu_backend();
+
+/// Throws ccl::Error when the device cannot be used (or CUDA is not compiled in).
+std::unique_ptr<Backend> make_cuda_backend(int device_id);
+
+}  // namespace ccl::plugin

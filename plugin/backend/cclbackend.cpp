@@ -1,0 +1,142 @@
+// The C interface of the backends: GstVideoFrame in, CclReport out, ccl::Error and
+// every other C++ exception turned into an error string.
+#include "backend/cclbackend.h"
+
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "ccl/cuda_engine.h"
+
+using ccl::PixelFormat;
+
+struct _CclBackend {
+  std::unique_ptr<ccl::plugin::Backend> impl;
+  ccl::Result result;
+  ccl::plugin::Selection selection;
+};
+
+namespace {
+
+bool to_pixel_format(GstVideoFormat format, PixelFormat* out) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY8: *out = PixelFormat::Gray8; return true;
+    case GST_VIDEO_FORMAT_GRAY16_LE: *out = PixelFormat::Gray16LE; return true;
+    case GST_VIDEO_FORMAT_NV12: *out = PixelFormat::NV12; return true;
+    case GST_VIDEO_FORMAT_I420: *out = PixelFormat::I420; return true;
+    case GST_VIDEO_FORMAT_RGBA: *out = PixelFormat::RGBA; return true;
+    case GST_VIDEO_FORMAT_BGRA: *out = PixelFormat::BGRA; return true;
+    case GST_VIDEO_FORMAT_RGBx: *out = PixelFormat::RGBx; return true;
+    case GST_VIDEO_FORMAT_BGRx: *out = PixelFormat::BGRx; return true;
+    default: return false;
+  }
+}
+
+ccl::ThresholdMode to_mode(CclThresholdMode m) {
+  switch (m) {
+    case CCL_THRESHOLD_BELOW: return ccl::ThresholdMode::Below;
+    case CCL_THRESHOLD_OTSU: return ccl::ThresholdMode::Otsu;
+    default: return ccl::ThresholdMode::Above;
+  }
+}
+
+template <typename F>
+gboolean guarded(gchar** error, F&& f) {
+  try {
+    f();
+    return TRUE;
+  } catch (const std::exception& e) {
+    if (error) *error = g_strdup(e.what());
+  } catch (...) {
+    if (error) *error = g_strdup("unknown exception");
+  }
+  return FALSE;
+}
+
+}  // namespace
+
+gboolean ccl_backend_supports_format(GstVideoFormat format) {
+  PixelFormat f;
+  return to_pixel_format(format, &f);
+}
+
+gboolean ccl_backend_cuda_usable(gint device_id, gchar** why) {
+  std::string reason;
+  bool ok = false;
+  try {
+    ok = ccl::cuda::device_usable(device_id, &reason);
+  } catch (const std::exception& e) {
+    reason = e.what();
+  }
+  if (!ok && why) *why = g_strdup(reason.c_str());
+  return ok;
+}
+
+CclBackend* ccl_backend_new(CclBackendKind kind, gint device_id, gchar** error) {
+  auto backend = std::make_unique<CclBackend>();
+  if (!guarded(error, [&] {
+        backend->impl = kind == CCL_BACKEND_CUDA ? ccl::plugin::make_cuda_backend(device_id)
+                                                 : ccl::plugin::make_cpu_backend();
+      }))
+    return nullptr;
+  return backend.release();
+}
+
+void ccl_backend_free(CclBackend* backend) { delete backend; }
+
+const gchar* ccl_backend_get_name(const CclBackend* backend) { return backend->impl->name(); }
+
+gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, gchar** error) {
+  return guarded(error, [&] {
+    PixelFormat format;
+    if (!to_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format))
+      throw ccl::Error(std::string("unsupported format ") +
+                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info)));
+    backend->impl->configure(format, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
+  });
+}
+
+gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame,
+                             const CclSettings* settings, CclReport* report, gchar** error) {
+  return guarded(error, [&] {
+    ccl::ImageView view;
+    if (!to_pixel_format(GST_VIDEO_FRAME_FORMAT(frame), &view.format))
+      throw ccl::Error("unsupported frame format");
+    view.width = GST_VIDEO_FRAME_WIDTH(frame);
+    view.height = GST_VIDEO_FRAME_HEIGHT(frame);
+    view.space = ccl::MemorySpace::Host;
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame) && p < 3; ++p) {
+      view.planes[p] = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
+      view.strides[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, p));
+    }
+
+    ccl::Options options;
+    options.threshold = int(settings->threshold);
+    options.mode = to_mode(settings->threshold_mode);
+    options.connectivity = int(settings->connectivity);
+    options.algorithm = settings->algorithm == GST_CCL_ALGORITHM_KOMURA ? ccl::Algorithm::Komura
+                                                                        : ccl::Algorithm::HA;
+
+    const uint32_t alpha256 = uint32_t(std::lround(CLAMP(settings->overlay_alpha, 0.0, 1.0) * 256));
+    uint32_t flags = settings->overlay;
+    if (!alpha256) flags &= ~uint32_t(CCL_OVERLAY_FILL);  // a transparent fill draws nothing
+    options.write_labels = (flags & CCL_OVERLAY_FILL) != 0;
+
+    backend->impl->label(view, options, options.write_labels, flags != 0, backend->result);
+    ccl::plugin::select_components(backend->result, settings->min_area,
+                                   settings->max_components, backend->selection);
+
+    const bool draws = flags != 0 && !backend->selection.reported.empty();
+    if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
+
+    const int64_t gpu_ns = backend->impl->gpu_time_ns();
+    report->total_count = backend->result.num_components;
+    report->n_components = guint(backend->selection.reported.size());
+    report->components = backend->selection.reported.data();
+    report->threshold = guint(backend->result.threshold_used);
+    report->gpu_time = gpu_ns < 0 ? GST_CLOCK_TIME_NONE : GstClockTime(gpu_ns);
+    report->drew = draws;
+  });
+}

@@ -1,0 +1,82 @@
+/* cudaccl: the labeling backends (CPU through OpenCV, CUDA through the engine)
+ * behind a small C interface, so that the element stays plain GObject C.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __CCL_BACKEND_H__
+#define __CCL_BACKEND_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/ccl/gstcclmeta.h>
+
+G_BEGIN_DECLS
+
+typedef struct _CclBackend CclBackend;
+
+typedef enum {
+  CCL_BACKEND_CPU,
+  CCL_BACKEND_CUDA,
+} CclBackendKind;
+
+typedef enum {
+  CCL_THRESHOLD_ABOVE,
+  CCL_THRESHOLD_BELOW,
+  CCL_THRESHOLD_OTSU,
+} CclThresholdMode;
+
+/* Overlay flags, identical to GstCudaCclOverlay. */
+typedef enum {
+  CCL_OVERLAY_FILL = 1 << 0,
+  CCL_OVERLAY_BOXES = 1 << 1,
+  CCL_OVERLAY_CENTROIDS = 1 << 2,
+} CclOverlayFlags;
+
+/* One frame's settings, snapshot of the element's properties. */
+typedef struct {
+  guint threshold;
+  CclThresholdMode threshold_mode;
+  guint connectivity;
+  GstCclAlgorithm algorithm;
+  guint min_area;
+  guint max_components;
+  guint overlay;
+  gdouble overlay_alpha;
+} CclSettings;
+
+/* What a frame gave. components stays owned by the backend and is valid until
+ * the next ccl_backend_process() on it. */
+typedef struct {
+  guint total_count;
+  guint n_components;
+  const GstCclComponent *components;
+  guint threshold;
+  GstClockTime gpu_time;
+  gboolean drew;
+} CclReport;
+
+/* The pixel formats the backends take (the element's caps). */
+gboolean ccl_backend_supports_format (GstVideoFormat format);
+
+/* Whether CUDA device device_id (-1: default) can run the engine; otherwise
+ * FALSE with the reason in *why (free with g_free). */
+gboolean ccl_backend_cuda_usable (gint device_id, gchar ** why);
+
+CclBackend *ccl_backend_new (CclBackendKind kind, gint device_id,
+    gchar ** error);
+void ccl_backend_free (CclBackend * backend);
+const gchar *ccl_backend_get_name (const CclBackend * backend);
+
+/* Sizes the scratch memory for frames of info (again on every caps change). */
+gboolean ccl_backend_configure (CclBackend * backend, const GstVideoInfo * info,
+    gchar ** error);
+
+/* Labels the mapped frame and, when settings->overlay asks for it, draws the
+ * overlay into it (the frame must then be mapped writable). On failure returns
+ * FALSE with a message in *error and leaves the frame's pixels untouched. */
+gboolean ccl_backend_process (CclBackend * backend, GstVideoFrame * frame,
+    const CclSettings * settings, CclReport * report, gchar ** error);
+
+G_END_DECLS
+
+#endif /* __CCL_BACKEND_H__ */

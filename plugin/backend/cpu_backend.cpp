@@ -1,0 +1,115 @@
+// The CPU backend: the engine's threshold (so Otsu's level is the GPU's), OpenCV's
+// connectedComponentsWithStats for labels, boxes and areas, the moments from the
+// label image, and the host overlay.
+#include <opencv2/imgproc.hpp>
+
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "ccl/reference.h"
+#include "overlay/overlay_host.h"
+
+namespace ccl::plugin {
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  const char* name() const override { return "cpu"; }
+
+  void configure(PixelFormat, int width, int height) override {
+    // cv::Mat::create keeps memory whose size already fits: allocated once per caps.
+    labels_.create(height, width, CV_32S);
+    binary_.pixels.reserve(size_t(width) * size_t(height));
+  }
+
+  // The label image is always there (OpenCV writes it), so keep_labels is moot.
+  void label(const ImageView& frame, const Options& options, bool, bool, Result& out) override {
+    out.threshold_used = threshold_image(frame, options, binary_);
+    out.width = frame.width;
+    out.height = frame.height;
+    out.labels.clear();
+
+    const cv::Mat binary(frame.height, frame.width, CV_8U, binary_.pixels.data());
+    const int n = cv::connectedComponentsWithStats(binary, labels_, stats_, centroids_,
+                                                   options.connectivity, CV_32S, cv::CCL_SAUF);
+    features(uint32_t(n - 1), out);
+  }
+
+  void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
+            uint32_t alpha256) override {
+    const int w = frame.width, h = frame.height;
+    const bool marks = flags & (overlay::kBoxes | overlay::kCentroids);
+    if (marks)
+      overlay::rasterize_marks_host(selection.marks.data(), selection.marks.size(), flags, w,
+                                    h, owner_);
+    const overlay::Scene scene{(flags & overlay::kFill) ? labels_.ptr<uint32_t>() : nullptr,
+                               selection.reported_flag.data(),
+                               uint32_t(selection.reported_flag.size() - 1),
+                               marks ? owner_.data() : nullptr, alpha256};
+    overlay::Target target{frame.format, w, h, {}, {}};
+    for (int p = 0; p < 3; ++p) {
+      target.planes[p] = static_cast<uint8_t*>(frame.planes[p]);
+      target.strides[p] = frame.strides[p];
+    }
+    overlay::draw_host(target, scene);
+  }
+
+ private:
+  // Renumbers OpenCV's labels into SPEC order (raster order of first pixels) when
+  // they are not already, and adds the moments OpenCV does not compute.
+  void features(uint32_t n, Result& out) {
+    const int w = labels_.cols, h = labels_.rows;
+    remap_.assign(size_t(n) + 1, 0);
+    out.components.assign(n, Component{});
+    uint32_t next = 0;
+    bool identity = true;
+    for (int y = 0; y < h; ++y) {
+      const uint32_t* row = labels_.ptr<uint32_t>(y);
+      for (int x = 0; x < w; ++x) {
+        const uint32_t l = row[x];
+        if (!l) continue;
+        uint32_t& spec = remap_[l];
+        if (!spec) {
+          spec = ++next;
+          identity = identity && spec == l;
+          Component& c = out.components[spec - 1];
+          c.label = spec;
+          const int* s = stats_.ptr<int>(int(l));
+          c.x = s[cv::CC_STAT_LEFT];
+          c.y = s[cv::CC_STAT_TOP];
+          c.width = s[cv::CC_STAT_WIDTH];
+          c.height = s[cv::CC_STAT_HEIGHT];
+          c.area = uint64_t(s[cv::CC_STAT_AREA]);
+        }
+        Component& c = out.components[spec - 1];
+        c.sum_x += uint64_t(x);
+        c.sum_y += uint64_t(y);
+        c.sum_xx += uint64_t(x) * uint64_t(x);
+        c.sum_xy += uint64_t(x) * uint64_t(y);
+        c.sum_yy += uint64_t(y) * uint64_t(y);
+      }
+    }
+    if (next != n)
+      throw Error("cpu backend: OpenCV reported " + std::to_string(n) +
+                  " components but the label image holds " + std::to_string(next));
+    out.num_components = n;
+    if (identity) return;
+    for (int y = 0; y < h; ++y) {
+      uint32_t* row = labels_.ptr<uint32_t>(y);
+      for (int x = 0; x < w; ++x) row[x] = remap_[row[x]];
+    }
+  }
+
+  BinaryImage binary_;
+  cv::Mat labels_, stats_, centroids_;
+  std::vector<uint32_t> remap_;
+  std::vector<uint32_t> owner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace ccl::plugin

@@ -1,0 +1,189 @@
+// The CUDA backend: the engine on the element's own stream. Per frame it stages the
+// luma plane (every plane when an overlay will be drawn) through pinned memory,
+// labels on the device, brings back the component table only, and when the overlay
+// changes pixels draws it on the device and downloads the planes it changed.
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/cuda_memory.h"
+#include "backend/planes.h"
+#include "ccl/cuda_engine.h"
+#include "overlay/overlay_cuda.h"
+
+namespace ccl::plugin {
+
+namespace {
+
+// Host frame rows <-> packed staging rows.
+void pack_rows(uint8_t* dst, const uint8_t* src, size_t stride, PlaneSize s) {
+  if (stride == s.row_bytes) {
+    std::memcpy(dst, src, s.bytes());
+    return;
+  }
+  for (size_t y = 0; y < s.rows; ++y) std::memcpy(dst + y * s.row_bytes, src + y * stride, s.row_bytes);
+}
+
+void unpack_rows(uint8_t* dst, size_t stride, const uint8_t* src, PlaneSize s) {
+  if (stride == s.row_bytes) {
+    std::memcpy(dst, src, s.bytes());
+    return;
+  }
+  for (size_t y = 0; y < s.rows; ++y) std::memcpy(dst + y * stride, src + y * s.row_bytes, s.row_bytes);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device_id) {
+    std::string why;
+    if (!cuda::device_usable(device_id, &why)) throw Error("no usable CUDA device: " + why);
+    engine_ = std::make_unique<cuda::Engine>(device_id);
+    device_ = engine_->device_id();
+    use_device();
+    stream_ = std::make_unique<Stream>();
+    start_ = std::make_unique<Event>();
+    labeled_ = std::make_unique<Event>();
+    draw_start_ = std::make_unique<Event>();
+    drawn_ = std::make_unique<Event>();
+  }
+
+  ~CudaBackend() override {
+    // Streams, events and buffers belong to this device; free them there.
+    cudaSetDevice(device_);
+  }
+
+  const char* name() const override { return "cuda"; }
+
+  void configure(PixelFormat format, int width, int height) override {
+    use_device();
+    for (int p = 0; p < plane_count(format); ++p) {
+      const size_t bytes = plane_size(format, width, height, p).bytes();
+      staging_[p].reserve(bytes, "cudaHostAlloc (staging plane)");
+      planes_[p].reserve(bytes, "cudaMalloc (frame plane)");
+    }
+  }
+
+  void label(const ImageView& frame, const Options& options, bool keep_labels,
+             bool with_planes, Result& out) override {
+    use_device();
+    cudaStream_t s = stream_->get();
+    start_->record(s);
+    const int planes = with_planes ? plane_count(frame.format) : 1;
+    for (int p = 0; p < planes; ++p) upload(frame, p);
+
+    ImageView device = frame;
+    device.space = MemorySpace::Device;
+    for (int p = 0; p < 3; ++p) {
+      device.planes[p] = p < plane_count(frame.format) ? planes_[p].get() : nullptr;
+      device.strides[p] = plane_size(frame.format, frame.width, frame.height, p).row_bytes;
+    }
+    Options o = options;
+    o.write_labels = keep_labels;
+    engine_->enqueue(device, o, s);
+    labeled_->record(s);
+    engine_->finish(out, false);
+    labeled_->synchronize();
+    label_ms_ = labeled_->since(*start_);
+    draw_ms_ = 0;
+    has_labels_ = keep_labels;
+    has_planes_ = with_planes;
+  }
+
+  void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
+            uint32_t alpha256) override {
+    if (!has_planes_ || ((flags & overlay::kFill) && !has_labels_))
+      throw Error("cuda backend: overlay requested without labels and planes on the device");
+    use_device();
+    cudaStream_t s = stream_->get();
+    const int w = frame.width, h = frame.height;
+    draw_start_->record(s);
+    const bool marks = flags & (overlay::kBoxes | overlay::kCentroids);
+
+    // The selection's tables: through pinned memory so the copies stay asynchronous.
+    const size_t flag_bytes = selection.reported_flag.size();
+    const size_t mark_bytes = selection.marks.size() * sizeof(overlay::Mark);
+    table_staging_.reserve(flag_bytes + mark_bytes + alignof(overlay::Mark),
+                           "cudaHostAlloc (overlay tables)");
+    table_device_.reserve(table_staging_.size(), "cudaMalloc (overlay tables)");
+    const size_t mark_offset = (flag_bytes + alignof(overlay::Mark) - 1) /
+                               alignof(overlay::Mark) * alignof(overlay::Mark);
+    std::memcpy(table_staging_.get(), selection.reported_flag.data(), flag_bytes);
+    std::memcpy(table_staging_.get() + mark_offset, selection.marks.data(), mark_bytes);
+    cuda_check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), mark_offset + mark_bytes,
+                               cudaMemcpyHostToDevice, s),
+               "cudaMemcpyAsync (overlay tables)");
+    const auto* d_flags = table_device_.get<const uint8_t>();
+    const auto* d_marks = reinterpret_cast<const overlay::Mark*>(table_device_.get() + mark_offset);
+
+    if (marks) {
+      owner_.reserve(size_t(w) * size_t(h) * sizeof(uint32_t), "cudaMalloc (mark buffer)");
+      overlay::cuda::rasterize_marks(d_marks, uint32_t(selection.marks.size()), flags, w, h,
+                                     owner_.get<uint32_t>(), s);
+    }
+    const overlay::Scene scene{(flags & overlay::kFill) ? engine_->device_labels() : nullptr,
+                               d_flags, uint32_t(flag_bytes - 1),
+                               marks ? owner_.get<const uint32_t>() : nullptr, alpha256};
+    if ((flags & overlay::kFill) && !scene.labels)
+      throw Error("cuda backend: the engine kept no label image for the fill overlay");
+    overlay::Target target{frame.format, w, h, {}, {}};
+    for (int p = 0; p < plane_count(frame.format); ++p) {
+      target.planes[p] = planes_[p].get();
+      target.strides[p] = plane_size(frame.format, w, h, p).row_bytes;
+    }
+    overlay::cuda::draw(target, scene, s);
+
+    // Every plane of the frame was drawn into (luma and chroma): bring them back.
+    for (int p = 0; p < plane_count(frame.format); ++p) {
+      const PlaneSize size = plane_size(frame.format, w, h, p);
+      cuda_check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
+                                 cudaMemcpyDeviceToHost, s),
+                 "cudaMemcpyAsync (download plane)");
+    }
+    drawn_->record(s);
+    stream_->synchronize();
+    draw_ms_ = drawn_->since(*draw_start_);
+    // Only now, with every CUDA step done, is the frame written.
+    for (int p = 0; p < plane_count(frame.format); ++p)
+      unpack_rows(static_cast<uint8_t*>(frame.planes[p]), frame.strides[p], staging_[p].get(),
+                  plane_size(frame.format, w, h, p));
+  }
+
+  int64_t gpu_time_ns() const override { return int64_t(double(label_ms_ + draw_ms_) * 1e6 + 0.5); }
+
+ private:
+  void use_device() const { cuda_check(cudaSetDevice(device_), "cudaSetDevice"); }
+
+  void upload(const ImageView& frame, int p) {
+    const PlaneSize size = plane_size(frame.format, frame.width, frame.height, p);
+    if (staging_[p].size() < size.bytes() || planes_[p].size() < size.bytes())
+      throw Error("cuda backend: frame larger than the configured caps");
+    pack_rows(staging_[p].get(), static_cast<const uint8_t*>(frame.planes[p]), frame.strides[p],
+              size);
+    cuda_check(cudaMemcpyAsync(planes_[p].get(), staging_[p].get(), size.bytes(),
+                               cudaMemcpyHostToDevice, stream_->get()),
+               "cudaMemcpyAsync (upload plane)");
+  }
+
+  std::unique_ptr<cuda::Engine> engine_;
+  int device_ = 0;
+  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<Event> start_, labeled_, draw_start_, drawn_;
+  PinnedBuffer staging_[3];
+  DeviceBuffer planes_[3];
+  PinnedBuffer table_staging_;
+  DeviceBuffer table_device_;
+  DeviceBuffer owner_;
+  float label_ms_ = 0, draw_ms_ = 0;
+  bool has_labels_ = false, has_planes_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(int device_id) {
+  return std::make_unique<CudaBackend>(device_id);
+}
+
+}  // namespace ccl::plugin

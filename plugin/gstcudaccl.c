@@ -1,0 +1,717 @@
+/* cudaccl: connected-component labeling of video frames.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-cudaccl
+ * @title: cudaccl
+ *
+ * Thresholds each frame's luma (the Y plane of YUV, BT.601 luma of RGB, the
+ * value of GRAY), labels the connected components of the foreground on an
+ * NVIDIA GPU (or on the CPU through OpenCV) and attaches what it found to the
+ * buffer as a #GstCclMeta: bounding box, area, first and second raw moments
+ * and centroid of each component. Optionally it also attaches one
+ * #GstVideoRegionOfInterestMeta per component, posts a per-frame element
+ * message and draws a colored overlay into the frame. Every backend and
+ * algorithm gives identical labels and features; components are numbered in
+ * raster order of their first pixel.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! cudaccl overlay=fill+boxes ! videoconvert ! autovideosink
+ * ]| Outlines the moving ball.
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=3 ! cudaccl post-messages=true ! fakesink
+ * ]| Prints the components of three frames on the bus.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaccl.h"
+
+#include <gst/video/gstvideometa.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
+#define GST_CAT_DEFAULT gst_cuda_ccl_debug
+
+#define DEFAULT_BACKEND GST_CUDA_CCL_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_ALGORITHM GST_CCL_ALGORITHM_HA4
+#define DEFAULT_CONNECTIVITY GST_CUDA_CCL_CONNECTIVITY_8
+#define DEFAULT_THRESHOLD 128
+#define DEFAULT_THRESHOLD_MODE GST_CUDA_CCL_THRESHOLD_ABOVE
+#define DEFAULT_MIN_AREA 1
+#define DEFAULT_MAX_COMPONENTS 65536
+#define DEFAULT_OVERLAY GST_CUDA_CCL_OVERLAY_NONE
+#define DEFAULT_OVERLAY_ALPHA 0.5
+#define DEFAULT_ROI_META TRUE
+#define DEFAULT_POST_MESSAGES FALSE
+
+/* Label indices and pixel offsets are 32-bit signed on the device. */
+#define MAX_PIXELS G_GINT64_CONSTANT (2147483647)
+
+#define ROI_TYPE "ccl-component"
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_ALGORITHM,
+  PROP_CONNECTIVITY,
+  PROP_THRESHOLD,
+  PROP_THRESHOLD_MODE,
+  PROP_MIN_AREA,
+  PROP_MAX_COMPONENTS,
+  PROP_OVERLAY,
+  PROP_OVERLAY_ALPHA,
+  PROP_ROI_META,
+  PROP_POST_MESSAGES,
+};
+
+#define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CCL_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CCL_FORMATS)));
+
+#define GST_TYPE_CUDA_CCL_BACKEND (gst_cuda_ccl_backend_get_type ())
+static GType
+gst_cuda_ccl_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CCL_BACKEND_AUTO,
+        "CUDA when a device is usable, otherwise the CPU (with a warning)",
+        "auto"},
+    {GST_CUDA_CCL_BACKEND_CUDA, "CUDA engine (error when no device is usable)",
+        "cuda"},
+    {GST_CUDA_CCL_BACKEND_CPU, "CPU (OpenCV)", "cpu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCclBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_CCL_CONNECTIVITY (gst_cuda_ccl_connectivity_get_type ())
+static GType
+gst_cuda_ccl_connectivity_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CCL_CONNECTIVITY_4, "4-connected: edge neighbours", "4"},
+    {GST_CUDA_CCL_CONNECTIVITY_8, "8-connected: edge and corner neighbours",
+        "8"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCclConnectivity", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_CCL_THRESHOLD_MODE (gst_cuda_ccl_threshold_mode_get_type ())
+static GType
+gst_cuda_ccl_threshold_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CCL_THRESHOLD_ABOVE, "Foreground where luma > threshold",
+        "above"},
+    {GST_CUDA_CCL_THRESHOLD_BELOW, "Foreground where luma <= threshold",
+        "below"},
+    {GST_CUDA_CCL_THRESHOLD_OTSU,
+        "Otsu's level computed per frame, foreground above it", "otsu"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCclThresholdMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_CCL_OVERLAY (gst_cuda_ccl_overlay_get_type ())
+static GType
+gst_cuda_ccl_overlay_get_type (void)
+{
+  static GType type = 0;
+  static const GFlagsValue values[] = {
+    {GST_CUDA_CCL_OVERLAY_NONE, "Draw nothing", "none"},
+    {GST_CUDA_CCL_OVERLAY_FILL,
+        "Tint each reported component with its label's color", "fill"},
+    {GST_CUDA_CCL_OVERLAY_BOXES, "Outline each reported component's bounding box",
+        "boxes"},
+    {GST_CUDA_CCL_OVERLAY_CENTROIDS, "Mark each reported component's centroid",
+        "centroids"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstCudaCclOverlay", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_cuda_ccl_parent_class parent_class
+G_DEFINE_TYPE (GstCudaCcl, gst_cuda_ccl, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudaccl, "cudaccl", GST_RANK_NONE,
+    GST_TYPE_CUDA_CCL);
+
+static void gst_cuda_ccl_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_ccl_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_ccl_start (GstBaseTransform * trans);
+static gboolean gst_cuda_ccl_stop (GstBaseTransform * trans);
+static GstFlowReturn gst_cuda_ccl_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+static gboolean gst_cuda_ccl_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
+
+#define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
+
+static void
+gst_cuda_ccl_class_init (GstCudaCclClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_cuda_ccl_set_property;
+  gobject_class->get_property = gst_cuda_ccl_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where frames are labeled: auto picks CUDA when a device is usable "
+          "and otherwise the CPU (posting one warning); cuda fails to start "
+          "without a usable device; cpu uses OpenCV. Both give identical "
+          "results", GST_TYPE_CUDA_CCL_BACKEND, DEFAULT_BACKEND,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device to label on (-1: the default device)", -1, G_MAXINT16,
+          DEFAULT_CUDA_DEVICE_ID, PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ALGORITHM,
+      g_param_spec_enum ("algorithm", "Algorithm",
+          "Labeling algorithm on the GPU: ha4 (Hennequin et al., HA8 with "
+          "connectivity 8) or komura (Komura equivalence; Allegretti et al.'s "
+          "8-connected form). The labels do not depend on it",
+          GST_TYPE_CCL_ALGORITHM, DEFAULT_ALGORITHM,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CONNECTIVITY,
+      g_param_spec_enum ("connectivity", "Connectivity",
+          "Pixel neighbourhood that joins foreground pixels into a component: "
+          "4 or 8", GST_TYPE_CUDA_CCL_CONNECTIVITY, DEFAULT_CONNECTIVITY,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Threshold",
+          "Luma level separating foreground from background (0-255; compared "
+          "against level x 257 for 16-bit formats); ignored by "
+          "threshold-mode=otsu", 0, 255, DEFAULT_THRESHOLD,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD_MODE,
+      g_param_spec_enum ("threshold-mode", "Threshold mode",
+          "Which pixels are foreground: above (luma > threshold), below "
+          "(luma <= threshold) or otsu (Otsu's level computed per frame, then "
+          "above)", GST_TYPE_CUDA_CCL_THRESHOLD_MODE, DEFAULT_THRESHOLD_MODE,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MIN_AREA,
+      g_param_spec_uint ("min-area", "Minimum area",
+          "Components with fewer pixels are counted but left out of the "
+          "metadata, messages and overlay", 1, G_MAXUINT, DEFAULT_MIN_AREA,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_COMPONENTS,
+      g_param_spec_uint ("max-components", "Maximum components",
+          "Most components reported per frame; when more pass min-area the "
+          "largest are reported, largest first (equal areas by label)", 0,
+          G_MAXUINT, DEFAULT_MAX_COMPONENTS,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_OVERLAY,
+      g_param_spec_flags ("overlay", "Overlay",
+          "What to draw into the frame for each reported component, in a "
+          "color fixed per label: fill, boxes, centroids or a combination "
+          "(e.g. fill+boxes)", GST_TYPE_CUDA_CCL_OVERLAY, DEFAULT_OVERLAY,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_OVERLAY_ALPHA,
+      g_param_spec_double ("overlay-alpha", "Overlay alpha",
+          "Opacity of the fill overlay (0: invisible, 1: opaque); boxes and "
+          "centroids are always opaque", 0.0, 1.0, DEFAULT_OVERLAY_ALPHA,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ROI_META,
+      g_param_spec_boolean ("roi-meta", "ROI meta",
+          "Also attach one GstVideoRegionOfInterestMeta (type \"" ROI_TYPE
+          "\") per reported component, its area, centroid and moments in a "
+          "parameter structure", DEFAULT_ROI_META,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message \"cudaccl\" per frame with its timestamp, "
+          "counts, threshold used and the reported components (label, "
+          "bounding box, area, centroid)", DEFAULT_POST_MESSAGES,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Connected component labeling", "Filter/Analyzer/Video",
+      "Labels the connected components of thresholded video frames on a CUDA "
+      "GPU (or the CPU) and attaches bounding boxes, areas, moments and "
+      "centroids as metadata, optionally drawing them",
+      "cudaccl developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_ccl_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_ccl_stop);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_ccl_transform_ip);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_caps);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_info);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_CONNECTIVITY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_THRESHOLD_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_OVERLAY, 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_ccl_debug, "cudaccl", 0,
+      "connected component labeling");
+}
+
+static void
+gst_cuda_ccl_init (GstCudaCcl * self)
+{
+  self->backend_choice = DEFAULT_BACKEND;
+  self->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  self->settings.threshold = DEFAULT_THRESHOLD;
+  self->settings.threshold_mode = (CclThresholdMode) DEFAULT_THRESHOLD_MODE;
+  self->settings.connectivity = DEFAULT_CONNECTIVITY;
+  self->settings.algorithm = DEFAULT_ALGORITHM;
+  self->settings.min_area = DEFAULT_MIN_AREA;
+  self->settings.max_components = DEFAULT_MAX_COMPONENTS;
+  self->settings.overlay = DEFAULT_OVERLAY;
+  self->settings.overlay_alpha = DEFAULT_OVERLAY_ALPHA;
+  self->roi_meta = DEFAULT_ROI_META;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+
+  /* Always in place: the output is the input buffer, with metadata added and
+   * the overlay drawn into it. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_ccl_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      self->backend_choice = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    case PROP_ALGORITHM:
+      self->settings.algorithm = g_value_get_enum (value);
+      break;
+    case PROP_CONNECTIVITY:
+      self->settings.connectivity = g_value_get_enum (value);
+      break;
+    case PROP_THRESHOLD:
+      self->settings.threshold = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD_MODE:
+      self->settings.threshold_mode = g_value_get_enum (value);
+      break;
+    case PROP_MIN_AREA:
+      self->settings.min_area = g_value_get_uint (value);
+      break;
+    case PROP_MAX_COMPONENTS:
+      self->settings.max_components = g_value_get_uint (value);
+      break;
+    case PROP_OVERLAY:
+      self->settings.overlay = g_value_get_flags (value);
+      break;
+    case PROP_OVERLAY_ALPHA:
+      self->settings.overlay_alpha = g_value_get_double (value);
+      break;
+    case PROP_ROI_META:
+      self->roi_meta = g_value_get_boolean (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend_choice);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    case PROP_ALGORITHM:
+      g_value_set_enum (value, self->settings.algorithm);
+      break;
+    case PROP_CONNECTIVITY:
+      g_value_set_enum (value, self->settings.connectivity);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, self->settings.threshold);
+      break;
+    case PROP_THRESHOLD_MODE:
+      g_value_set_enum (value, self->settings.threshold_mode);
+      break;
+    case PROP_MIN_AREA:
+      g_value_set_uint (value, self->settings.min_area);
+      break;
+    case PROP_MAX_COMPONENTS:
+      g_value_set_uint (value, self->settings.max_components);
+      break;
+    case PROP_OVERLAY:
+      g_value_set_flags (value, self->settings.overlay);
+      break;
+    case PROP_OVERLAY_ALPHA:
+      g_value_set_double (value, self->settings.overlay_alpha);
+      break;
+    case PROP_ROI_META:
+      g_value_set_boolean (value, self->roi_meta);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_cuda_ccl_start (GstBaseTransform * trans)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+  GstCudaCclBackend choice;
+  CclBackendKind kind = CCL_BACKEND_CPU;
+  gint device_id;
+  gchar *why = NULL, *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  choice = self->backend_choice;
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  switch (choice) {
+    case GST_CUDA_CCL_BACKEND_CPU:
+      kind = CCL_BACKEND_CPU;
+      break;
+    case GST_CUDA_CCL_BACKEND_CUDA:
+      if (!ccl_backend_cuda_usable (device_id, &why)) {
+        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+            ("backend=cuda, but CUDA device %d is not usable", device_id),
+            ("%s", why));
+        g_free (why);
+        return FALSE;
+      }
+      kind = CCL_BACKEND_CUDA;
+      break;
+    case GST_CUDA_CCL_BACKEND_AUTO:
+      if (ccl_backend_cuda_usable (device_id, &why)) {
+        kind = CCL_BACKEND_CUDA;
+      } else {
+        kind = CCL_BACKEND_CPU;
+        if (!self->warned_fallback) {
+          GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+              ("No usable CUDA device, labeling on the CPU"), ("%s", why));
+          self->warned_fallback = TRUE;
+        }
+        g_free (why);
+      }
+      break;
+  }
+
+  self->backend = ccl_backend_new (kind, device_id, &error);
+  if (!self->backend && choice == GST_CUDA_CCL_BACKEND_AUTO) {
+    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+        ("The CUDA backend failed to start, labeling on the CPU"), ("%s",
+            error));
+    g_clear_pointer (&error, g_free);
+    kind = CCL_BACKEND_CPU;
+    self->backend = ccl_backend_new (kind, device_id, &error);
+  }
+  if (!self->backend) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not start the %s backend",
+            kind == CCL_BACKEND_CUDA ? "cuda" : "cpu"), ("%s", error));
+    g_free (error);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "labeling with the %s backend",
+      ccl_backend_get_name (self->backend));
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_ccl_stop (GstBaseTransform * trans)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+
+  g_clear_pointer (&self->backend, ccl_backend_free);
+  return TRUE;
+}
+
+/* The size limit is checked on the raw caps: GstVideoInfo itself cannot
+ * describe some of the frames refused here, and the user should learn why. */
+static gboolean
+gst_cuda_ccl_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstStructure *s = gst_caps_get_structure (incaps, 0);
+  gint width = 0, height = 0;
+  gint64 pixels;
+
+  if (gst_structure_get_int (s, "width", &width) &&
+      gst_structure_get_int (s, "height", &height)) {
+    pixels = (gint64) width * height;
+    if (pixels > MAX_PIXELS) {
+      GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
+          ("Frame size %dx%d is too large to label", width, height),
+          ("%dx%d = %" G_GINT64_FORMAT " pixels; cudaccl labels frames of at "
+              "most 2^31-1 pixels (32-bit label indices)", width, height,
+              pixels));
+      return FALSE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->set_caps (trans, incaps,
+      outcaps);
+}
+
+static gboolean
+gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (filter);
+  gint width = GST_VIDEO_INFO_WIDTH (in_info);
+  gint height = GST_VIDEO_INFO_HEIGHT (in_info);
+  gchar *error = NULL;
+
+  if (!ccl_backend_supports_format (GST_VIDEO_INFO_FORMAT (in_info))) {
+    GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT
+        ": format %s is not supported", incaps,
+        GST_VIDEO_INFO_NAME (in_info));
+    return FALSE;
+  }
+  if (!self->backend) {
+    GST_WARNING_OBJECT (self, "caps set before start");
+    return FALSE;
+  }
+  if (!ccl_backend_configure (self->backend, in_info, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not prepare the %s backend for %dx%d %s frames",
+            ccl_backend_get_name (self->backend), width, height,
+            GST_VIDEO_INFO_NAME (in_info)), ("%s", error));
+    g_free (error);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "configured for %dx%d %s", width, height,
+      GST_VIDEO_INFO_NAME (in_info));
+  return TRUE;
+}
+
+static void
+add_roi_metas (GstBuffer * buf, const CclReport * report)
+{
+  guint i;
+
+  for (i = 0; i < report->n_components; i++) {
+    const GstCclComponent *c = &report->components[i];
+    GstVideoRegionOfInterestMeta *roi;
+
+    roi = gst_buffer_add_video_region_of_interest_meta (buf, ROI_TYPE,
+        c->x, c->y, c->width, c->height);
+    roi->id = (gint) c->label;
+    gst_video_region_of_interest_meta_add_param (roi,
+        gst_structure_new (ROI_TYPE,
+            "label", G_TYPE_UINT, c->label,
+            "area", G_TYPE_UINT64, c->area,
+            "centroid-x", G_TYPE_DOUBLE, c->centroid_x,
+            "centroid-y", G_TYPE_DOUBLE, c->centroid_y,
+            "sum-x", G_TYPE_UINT64, c->sum_x,
+            "sum-y", G_TYPE_UINT64, c->sum_y,
+            "sum-xx", G_TYPE_UINT64, c->sum_xx,
+            "sum-xy", G_TYPE_UINT64, c->sum_xy,
+            "sum-yy", G_TYPE_UINT64, c->sum_yy, NULL));
+  }
+}
+
+/* Appends value to the GstValueArray in array (initialized by the caller). */
+static void
+append_value (GValue * array, GType type, ...)
+{
+  GValue v = G_VALUE_INIT;
+  va_list args;
+
+  g_value_init (&v, type);
+  va_start (args, type);
+  switch (type) {
+    case G_TYPE_UINT:
+      g_value_set_uint (&v, va_arg (args, guint));
+      break;
+    case G_TYPE_INT:
+      g_value_set_int (&v, va_arg (args, gint));
+      break;
+    case G_TYPE_UINT64:
+      g_value_set_uint64 (&v, va_arg (args, guint64));
+      break;
+    case G_TYPE_DOUBLE:
+      g_value_set_double (&v, va_arg (args, gdouble));
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  va_end (args);
+  gst_value_array_append_and_take_value (array, &v);
+}
+
+static void
+post_frame_message (GstCudaCcl * self, GstBuffer * buf,
+    const GstVideoInfo * info, const CclReport * report)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstStructure *s;
+  guint i;
+  enum
+  { LABEL, BOX_X, BOX_Y, BOX_W, BOX_H, AREA, CX, CY, N_FIELDS };
+  static const gchar *names[N_FIELDS] = { "label", "bbox-x", "bbox-y",
+    "bbox-width", "bbox-height", "area", "centroid-x", "centroid-y"
+  };
+  GValue arrays[N_FIELDS] = { G_VALUE_INIT, };
+
+  for (i = 0; i < N_FIELDS; i++)
+    gst_value_array_init (&arrays[i], report->n_components);
+  for (i = 0; i < report->n_components; i++) {
+    const GstCclComponent *c = &report->components[i];
+
+    append_value (&arrays[LABEL], G_TYPE_UINT, c->label);
+    append_value (&arrays[BOX_X], G_TYPE_INT, c->x);
+    append_value (&arrays[BOX_Y], G_TYPE_INT, c->y);
+    append_value (&arrays[BOX_W], G_TYPE_INT, c->width);
+    append_value (&arrays[BOX_H], G_TYPE_INT, c->height);
+    append_value (&arrays[AREA], G_TYPE_UINT64, c->area);
+    append_value (&arrays[CX], G_TYPE_DOUBLE, c->centroid_x);
+    append_value (&arrays[CY], G_TYPE_DOUBLE, c->centroid_y);
+  }
+
+  s = gst_structure_new ("cudaccl",
+      "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, pts),
+      "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH (info),
+      "height", G_TYPE_INT, GST_VIDEO_INFO_HEIGHT (info),
+      "total-components", G_TYPE_UINT, report->total_count,
+      "reported-components", G_TYPE_UINT, report->n_components,
+      "threshold", G_TYPE_UINT, report->threshold, NULL);
+  for (i = 0; i < N_FIELDS; i++)
+    gst_structure_take_value (s, names[i], &arrays[i]);
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstVideoFrame frame;
+  CclSettings settings;
+  CclReport report = { 0, };
+  gboolean roi_meta, post_messages, ok;
+  GstCclMeta *meta;
+  gchar *error = NULL;
+
+  if (G_UNLIKELY (!filter->negotiated || !self->backend))
+    return GST_FLOW_NOT_NEGOTIATED;
+
+  GST_OBJECT_LOCK (self);
+  settings = self->settings;
+  roi_meta = self->roi_meta;
+  post_messages = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Metadata alone needs no write access: mapping for reading keeps memory
+   * shared with other buffers from being copied. */
+  if (!gst_video_frame_map (&frame, &filter->in_info, buf,
+          settings.overlay ? GST_MAP_READWRITE : GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        ("%s mapping failed", settings.overlay ? "read/write" : "read"));
+    return GST_FLOW_ERROR;
+  }
+  ok = ccl_backend_process (self->backend, &frame, &settings, &report, &error);
+  gst_video_frame_unmap (&frame);
+
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Labeling failed on the %s backend",
+            ccl_backend_get_name (self->backend)), ("%s", error));
+    g_free (error);
+    return GST_FLOW_ERROR;
+  }
+
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "
+      "threshold %u, GPU %" G_GUINT64_FORMAT " ns",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), report.total_count,
+      report.n_components, report.threshold, report.gpu_time);
+
+  meta = gst_ccl_meta_add (buf, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+      GST_VIDEO_INFO_HEIGHT (&filter->in_info), report.total_count,
+      report.components, report.n_components);
+  meta->threshold = report.threshold;
+  meta->algorithm = settings.algorithm;
+  meta->connectivity = settings.connectivity;
+  meta->gpu_time = report.gpu_time;
+
+  if (roi_meta)
+    add_roi_metas (buf, &report);
+  if (post_messages)
+    post_frame_message (self, buf, &filter->in_info, &report);
+
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,87 @@
+/* cudaccl: connected-component labeling of video frames.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_CCL_H__
+#define __GST_CUDA_CCL_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include <gst/ccl/gstcclmeta.h>
+
+#include "backend/cclbackend.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GstCudaCclBackend:
+ * @GST_CUDA_CCL_BACKEND_AUTO: CUDA when a device is usable, else the CPU
+ * @GST_CUDA_CCL_BACKEND_CUDA: the CUDA engine; an error when no device is usable
+ * @GST_CUDA_CCL_BACKEND_CPU: OpenCV on the CPU
+ */
+typedef enum {
+  GST_CUDA_CCL_BACKEND_AUTO,
+  GST_CUDA_CCL_BACKEND_CUDA,
+  GST_CUDA_CCL_BACKEND_CPU,
+} GstCudaCclBackend;
+
+/**
+ * GstCudaCclConnectivity:
+ * @GST_CUDA_CCL_CONNECTIVITY_4: edge neighbours only
+ * @GST_CUDA_CCL_CONNECTIVITY_8: edge and corner neighbours
+ */
+typedef enum {
+  GST_CUDA_CCL_CONNECTIVITY_4 = 4,
+  GST_CUDA_CCL_CONNECTIVITY_8 = 8,
+} GstCudaCclConnectivity;
+
+/**
+ * GstCudaCclThresholdMode:
+ * @GST_CUDA_CCL_THRESHOLD_ABOVE: foreground where luma > threshold
+ * @GST_CUDA_CCL_THRESHOLD_BELOW: foreground where luma <= threshold
+ * @GST_CUDA_CCL_THRESHOLD_OTSU: Otsu's level per frame, then as above
+ */
+typedef enum {
+  GST_CUDA_CCL_THRESHOLD_ABOVE = CCL_THRESHOLD_ABOVE,
+  GST_CUDA_CCL_THRESHOLD_BELOW = CCL_THRESHOLD_BELOW,
+  GST_CUDA_CCL_THRESHOLD_OTSU = CCL_THRESHOLD_OTSU,
+} GstCudaCclThresholdMode;
+
+/**
+ * GstCudaCclOverlay:
+ * @GST_CUDA_CCL_OVERLAY_NONE: leave the frame's pixels alone
+ * @GST_CUDA_CCL_OVERLAY_FILL: tint each reported component's pixels
+ * @GST_CUDA_CCL_OVERLAY_BOXES: outline each reported component's bounding box
+ * @GST_CUDA_CCL_OVERLAY_CENTROIDS: mark each reported component's centroid
+ */
+typedef enum {
+  GST_CUDA_CCL_OVERLAY_NONE = 0,
+  GST_CUDA_CCL_OVERLAY_FILL = CCL_OVERLAY_FILL,
+  GST_CUDA_CCL_OVERLAY_BOXES = CCL_OVERLAY_BOXES,
+  GST_CUDA_CCL_OVERLAY_CENTROIDS = CCL_OVERLAY_CENTROIDS,
+} GstCudaCclOverlay;
+
+#define GST_TYPE_CUDA_CCL (gst_cuda_ccl_get_type ())
+G_DECLARE_FINAL_TYPE (GstCudaCcl, gst_cuda_ccl, GST, CUDA_CCL, GstVideoFilter)
+
+struct _GstCudaCcl {
+  GstVideoFilter parent;
+
+  /* properties, under the object lock */
+  GstCudaCclBackend backend_choice;
+  gint cuda_device_id;
+  CclSettings settings;
+  gboolean roi_meta;
+  gboolean post_messages;
+
+  /* streaming state */
+  CclBackend *backend;
+  gboolean warned_fallback;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (cudaccl);
+
+G_END_DECLS
+
+#endif /* __GST_CUDA_CCL_H__ */

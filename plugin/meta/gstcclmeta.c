@@ -1,0 +1,486 @@
+/* cudaccl: connected-component metadata attached to video buffers.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:gstcclmeta
+ * @title: GstCclMeta
+ * @short_description: Connected components found in a video frame
+ *
+ * The cudaccl element labels the connected components of each frame's
+ * thresholded luma and attaches one #GstCclMeta per buffer: the frame size,
+ * how many components it found, the reported ones with their bounding box,
+ * area, first and second raw moments and centroid, the threshold level used,
+ * the algorithm, the connectivity and the GPU time of the frame.
+ *
+ * The meta survives buffer copies. When a downstream element scales the
+ * frame (videoscale, videoconvertscale), bounding boxes, centroids and moments
+ * are mapped into the new frame: boxes grow outward to whole pixels, the area
+ * scales with the pixel count, and the second moments are rebuilt from the
+ * scaled covariance so that orientation and axis lengths follow the scaling.
+ *
+ * |[<!-- language="C" -->
+ * GstCclMeta *meta = gst_ccl_meta_get (buffer);
+ * gpointer state = NULL;
+ * const GstCclComponent *c;
+ *
+ * while (meta && (c = gst_ccl_meta_iterate (meta, &state)))
+ *   g_print ("%u: area %" G_GUINT64_FORMAT " at %.1f,%.1f, %.2f rad\n",
+ *       c->label, c->area, c->centroid_x, c->centroid_y,
+ *       gst_ccl_component_get_orientation (c));
+ * ]|
+ */
+
+#include "gst/ccl/gstcclmeta.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/video/video.h>
+
+GType
+gst_ccl_algorithm_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CCL_ALGORITHM_HA4,
+        "HA4, segment based (Hennequin et al.); HA8 when 8-connected", "ha4"},
+    {GST_CCL_ALGORITHM_KOMURA, "Komura equivalence (KE; Allegretti et al.'s "
+          "8-connected form when 8-connected)", "komura"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCclAlgorithm", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+G_DEFINE_BOXED_TYPE (GstCclComponent, gst_ccl_component,
+    gst_ccl_component_copy, gst_ccl_component_free);
+
+/**
+ * gst_ccl_component_copy:
+ * @component: a #GstCclComponent
+ *
+ * Returns: (transfer full): a newly allocated copy of @component
+ */
+GstCclComponent *
+gst_ccl_component_copy (const GstCclComponent * component)
+{
+  g_return_val_if_fail (component != NULL, NULL);
+  return g_memdup2 (component, sizeof (GstCclComponent));
+}
+
+/**
+ * gst_ccl_component_free:
+ * @component: a #GstCclComponent from gst_ccl_component_copy()
+ *
+ * Frees a copied component.
+ */
+void
+gst_ccl_component_free (GstCclComponent * component)
+{
+  g_free (component);
+}
+
+/**
+ * gst_ccl_component_get_centroid:
+ * @component: a #GstCclComponent
+ * @x: (out) (optional): mean column of the component's pixels
+ * @y: (out) (optional): mean row of the component's pixels
+ *
+ * The centroid, computed from the raw moments (sum_x / area, sum_y / area).
+ */
+void
+gst_ccl_component_get_centroid (const GstCclComponent * component,
+    gdouble * x, gdouble * y)
+{
+  g_return_if_fail (component != NULL);
+
+  if (x)
+    *x = component->area ? (gdouble) component->sum_x / component->area : 0.0;
+  if (y)
+    *y = component->area ? (gdouble) component->sum_y / component->area : 0.0;
+}
+
+/* (area * sum_ab - sum_a * sum_b) / area^2: the sums reach 2^64, so the
+ * numerator is formed exactly in 128 bits where the compiler has them. */
+static gdouble
+central_moment (guint64 area, guint64 sum_ab, guint64 sum_a, guint64 sum_b)
+{
+  gdouble num;
+
+  if (area == 0)
+    return 0.0;
+#ifdef __SIZEOF_INT128__
+  {
+    __int128 n = (__int128) area * sum_ab - (__int128) sum_a * sum_b;
+    num = (gdouble) n;
+  }
+#else
+  num = (long double) area * sum_ab - (long double) sum_a * sum_b;
+#endif
+  return num / ((gdouble) area * (gdouble) area);
+}
+
+/**
+ * gst_ccl_component_get_central_moments:
+ * @component: a #GstCclComponent
+ * @mu20: (out) (optional): variance of the columns
+ * @mu11: (out) (optional): covariance of columns and rows
+ * @mu02: (out) (optional): variance of the rows
+ *
+ * The second central moments normalized by the area, i.e. the covariance
+ * matrix of the component's pixel coordinates.
+ */
+void
+gst_ccl_component_get_central_moments (const GstCclComponent * component,
+    gdouble * mu20, gdouble * mu11, gdouble * mu02)
+{
+  const GstCclComponent *c = component;
+
+  g_return_if_fail (component != NULL);
+
+  if (mu20)
+    *mu20 = central_moment (c->area, c->sum_xx, c->sum_x, c->sum_x);
+  if (mu11)
+    *mu11 = central_moment (c->area, c->sum_xy, c->sum_x, c->sum_y);
+  if (mu02)
+    *mu02 = central_moment (c->area, c->sum_yy, c->sum_y, c->sum_y);
+}
+
+/**
+ * gst_ccl_component_get_orientation:
+ * @component: a #GstCclComponent
+ *
+ * The angle between the x axis and the major axis of the ellipse with the
+ * component's second moments, in radians within [-pi/2, pi/2]. Rows grow
+ * downwards, so a positive angle turns clockwise on screen.
+ *
+ * Returns: the orientation, 0 for a component without a preferred direction
+ */
+gdouble
+gst_ccl_component_get_orientation (const GstCclComponent * component)
+{
+  gdouble mu20, mu11, mu02;
+
+  g_return_val_if_fail (component != NULL, 0.0);
+
+  gst_ccl_component_get_central_moments (component, &mu20, &mu11, &mu02);
+  if (mu11 == 0.0 && mu20 == mu02)
+    return 0.0;
+  return 0.5 * atan2 (2.0 * mu11, mu20 - mu02);
+}
+
+/**
+ * gst_ccl_component_get_axis_lengths:
+ * @component: a #GstCclComponent
+ * @major: (out) (optional): length of the major axis in pixels
+ * @minor: (out) (optional): length of the minor axis in pixels
+ *
+ * Full axis lengths of the ellipse with the component's second central
+ * moments: four times the square root of each covariance eigenvalue.
+ */
+void
+gst_ccl_component_get_axis_lengths (const GstCclComponent * component,
+    gdouble * major, gdouble * minor)
+{
+  gdouble mu20, mu11, mu02, mean, spread;
+
+  g_return_if_fail (component != NULL);
+
+  gst_ccl_component_get_central_moments (component, &mu20, &mu11, &mu02);
+  mean = 0.5 * (mu20 + mu02);
+  spread = sqrt (0.25 * (mu20 - mu02) * (mu20 - mu02) + mu11 * mu11);
+  if (major)
+    *major = 4.0 * sqrt (MAX (mean + spread, 0.0));
+  if (minor)
+    *minor = 4.0 * sqrt (MAX (mean - spread, 0.0));
+}
+
+/* The meta itself. */
+
+static gboolean
+gst_ccl_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GstCclMeta *cmeta = (GstCclMeta *) meta;
+
+  cmeta->width = 0;
+  cmeta->height = 0;
+  cmeta->total_count = 0;
+  cmeta->n_components = 0;
+  cmeta->components = NULL;
+  cmeta->threshold = 0;
+  cmeta->algorithm = GST_CCL_ALGORITHM_HA4;
+  cmeta->connectivity = 8;
+  cmeta->gpu_time = GST_CLOCK_TIME_NONE;
+  return TRUE;
+}
+
+static void
+gst_ccl_meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstCclMeta *cmeta = (GstCclMeta *) meta;
+
+  g_free (cmeta->components);
+  cmeta->components = NULL;
+  cmeta->n_components = 0;
+}
+
+static void
+copy_fields (GstCclMeta * dst, const GstCclMeta * src)
+{
+  dst->total_count = src->total_count;
+  dst->threshold = src->threshold;
+  dst->algorithm = src->algorithm;
+  dst->connectivity = src->connectivity;
+  dst->gpu_time = src->gpu_time;
+}
+
+static guint64
+round_nonnegative (gdouble v)
+{
+  return v <= 0.0 ? 0 : (guint64) llround (v);
+}
+
+/* Maps a component into a frame scaled by (sx, sy) to new_w x new_h.
+ * Pixel centres map as (c + 0.5) * s - 0.5; the box grows outward to whole
+ * pixels; the covariance scales with s^2 and the raw second moments are
+ * rebuilt from it and the new area, so derived shapes stay consistent. */
+static void
+scale_component (const GstCclComponent * in, gdouble sx, gdouble sy,
+    guint new_w, guint new_h, GstCclComponent * out)
+{
+  gdouble cx, cy, mu20, mu11, mu02, area;
+  gint64 x0, y0, x1, y1;
+
+  gst_ccl_component_get_central_moments (in, &mu20, &mu11, &mu02);
+
+  x0 = (gint64) floor (in->x * sx);
+  y0 = (gint64) floor (in->y * sy);
+  x1 = (gint64) ceil ((in->x + (gdouble) in->width) * sx);
+  y1 = (gint64) ceil ((in->y + (gdouble) in->height) * sy);
+  x0 = CLAMP (x0, 0, (gint64) new_w - 1);
+  y0 = CLAMP (y0, 0, (gint64) new_h - 1);
+  x1 = CLAMP (x1, x0 + 1, (gint64) new_w);
+  y1 = CLAMP (y1, y0 + 1, (gint64) new_h);
+
+  out->label = in->label;
+  out->x = (gint32) x0;
+  out->y = (gint32) y0;
+  out->width = (gint32) (x1 - x0);
+  out->height = (gint32) (y1 - y0);
+
+  area = MAX (1.0, round (in->area * sx * sy));
+  cx = CLAMP ((in->centroid_x + 0.5) * sx - 0.5, 0.0, new_w - 1.0);
+  cy = CLAMP ((in->centroid_y + 0.5) * sy - 0.5, 0.0, new_h - 1.0);
+  mu20 *= sx * sx;
+  mu11 *= sx * sy;
+  mu02 *= sy * sy;
+
+  out->area = (guint64) area;
+  out->sum_x = round_nonnegative (area * cx);
+  out->sum_y = round_nonnegative (area * cy);
+  out->sum_xx = round_nonnegative (area * (mu20 + cx * cx));
+  out->sum_xy = round_nonnegative (area * (mu11 + cx * cy));
+  out->sum_yy = round_nonnegative (area * (mu02 + cy * cy));
+  out->centroid_x = cx;
+  out->centroid_y = cy;
+}
+
+static gboolean
+gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
+    GQuark type, gpointer data)
+{
+  GstCclMeta *src = (GstCclMeta *) meta;
+  GstCclMeta *dst;
+
+  if (GST_META_TRANSFORM_IS_COPY (type)) {
+    GstMetaTransformCopy *copy = data;
+
+    /* A byte range of a frame has no pixel geometry the components refer to. */
+    if (copy->region)
+      return FALSE;
+    dst = gst_ccl_meta_add (dest, src->width, src->height, src->total_count,
+        src->components, src->n_components);
+    if (!dst)
+      return FALSE;
+    copy_fields (dst, src);
+    return TRUE;
+  }
+
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
+    GstVideoMetaTransform *trans = data;
+    gint in_w = GST_VIDEO_INFO_WIDTH (trans->in_info);
+    gint in_h = GST_VIDEO_INFO_HEIGHT (trans->in_info);
+    gint out_w = GST_VIDEO_INFO_WIDTH (trans->out_info);
+    gint out_h = GST_VIDEO_INFO_HEIGHT (trans->out_info);
+    guint new_w, new_h, i;
+    gdouble sx, sy;
+
+    if (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0)
+      return FALSE;
+    sx = (gdouble) out_w / in_w;
+    sy = (gdouble) out_h / in_h;
+    new_w = MAX (1, (guint) gst_util_uint64_scale_round (src->width, out_w,
+            in_w));
+    new_h = MAX (1, (guint) gst_util_uint64_scale_round (src->height, out_h,
+            in_h));
+
+    dst = gst_ccl_meta_add (dest, new_w, new_h, src->total_count, NULL, 0);
+    if (!dst)
+      return FALSE;
+    copy_fields (dst, src);
+    dst->components = g_new (GstCclComponent, MAX (src->n_components, 1));
+    dst->n_components = src->n_components;
+    for (i = 0; i < src->n_components; i++)
+      scale_component (&src->components[i], sx, sy, new_w, new_h,
+          &dst->components[i]);
+    return TRUE;
+  }
+
+  /* Any other transformation (crop, rotation, ...) would invalidate the
+   * geometry in ways this meta does not model: drop it. */
+  return FALSE;
+}
+
+/**
+ * gst_ccl_meta_api_get_type:
+ *
+ * Returns: the #GType of the #GstCclMeta API, with the tags "video",
+ *   "orientation" and "size" (the meta depends on the frame's geometry).
+ */
+GType
+gst_ccl_meta_api_get_type (void)
+{
+  static GType type = 0;
+  static const gchar *tags[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_ORIENTATION_STR, GST_META_TAG_VIDEO_SIZE_STR, NULL
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstCclMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * gst_ccl_meta_get_info:
+ *
+ * Returns: (transfer none): the registered #GstMetaInfo of #GstCclMeta
+ */
+const GstMetaInfo *
+gst_ccl_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_CCL_META_API_TYPE,
+        "GstCclMeta", sizeof (GstCclMeta), gst_ccl_meta_init,
+        gst_ccl_meta_free, gst_ccl_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+/**
+ * gst_ccl_meta_get:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: (transfer none) (nullable): the first #GstCclMeta of @buffer, or
+ *   %NULL when it has none
+ */
+GstCclMeta *
+gst_ccl_meta_get (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GstCclMeta *) gst_buffer_get_meta (buffer, GST_CCL_META_API_TYPE);
+}
+
+/**
+ * gst_ccl_meta_add:
+ * @buffer: a writable #GstBuffer
+ * @width: width of the frame the components refer to
+ * @height: height of the frame
+ * @total_count: number of components found in the frame
+ * @components: (array length=n_components) (nullable): the reported
+ *   components, copied into the meta
+ * @n_components: number of entries of @components
+ *
+ * Attaches a #GstCclMeta to @buffer. The remaining fields (threshold,
+ * algorithm, connectivity, GPU time) start at their defaults (0, HA4, 8,
+ * %GST_CLOCK_TIME_NONE) and may be set on the returned meta.
+ *
+ * Returns: (transfer none) (nullable): the added meta
+ */
+GstCclMeta *
+gst_ccl_meta_add (GstBuffer * buffer, guint width, guint height,
+    guint total_count, const GstCclComponent * components, guint n_components)
+{
+  GstCclMeta *meta;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (components != NULL || n_components == 0, NULL);
+
+  meta = (GstCclMeta *) gst_buffer_add_meta (buffer, GST_CCL_META_INFO, NULL);
+  if (!meta)
+    return NULL;
+
+  meta->width = width;
+  meta->height = height;
+  meta->total_count = total_count;
+  if (n_components) {
+    meta->components = g_memdup2 (components,
+        sizeof (GstCclComponent) * n_components);
+    meta->n_components = n_components;
+  }
+  return meta;
+}
+
+/**
+ * gst_ccl_meta_get_component:
+ * @meta: a #GstCclMeta
+ * @index: 0 .. n_components - 1
+ *
+ * Returns: (transfer none) (nullable): the reported component at @index, or
+ *   %NULL when @index is out of range
+ */
+const GstCclComponent *
+gst_ccl_meta_get_component (const GstCclMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (index >= meta->n_components)
+    return NULL;
+  return &meta->components[index];
+}
+
+/**
+ * gst_ccl_meta_iterate:
+ * @meta: a #GstCclMeta
+ * @state: (inout): an opaque cursor, %NULL to start
+ *
+ * Walks the reported components in the meta's order.
+ *
+ * Returns: (transfer none) (nullable): the next component, or %NULL after the
+ *   last one
+ */
+const GstCclComponent *
+gst_ccl_meta_iterate (const GstCclMeta * meta, gpointer * state)
+{
+  guint index;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  g_return_val_if_fail (state != NULL, NULL);
+
+  index = GPOINTER_TO_UINT (*state);
+  if (index >= meta->n_components)
+    return NULL;
+  *state = GUINT_TO_POINTER (index + 1);
+  return &meta->components[index];
+}

@@ -1,0 +1,223 @@
+// What the overlay draws, pixel by pixel: one definition for the host drawer (CPU
+// backend) and the CUDA kernels (CUDA backend), in integer arithmetic so that both
+// write the same bytes.
+//
+// A pixel is covered by at most one paint: a solid mark (box outline or centroid
+// cross) of the highest label whose mark touches it, else the fill of its own
+// component when that component is reported, else nothing. A subsampled chroma
+// sample takes the strongest paint of the luma pixels it covers (solid over fill,
+// ties to the first in raster order).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ccl/luma.h"
+#include "ccl/types.h"
+
+namespace ccl::overlay {
+
+/// Overlay flags, the values of the element's GstCudaCclOverlay flags.
+enum Flags : uint32_t { kFill = 1u << 0, kBoxes = 1u << 1, kCentroids = 1u << 2 };
+
+/// Arm length of the centroid cross, in pixels.
+constexpr int kCrossArm = 2;
+
+/// One reported component as the marks need it.
+struct Mark {
+  uint32_t label;
+  int32_t x, y, width, height;  // bounding box
+  int32_t cx, cy;               // centroid rounded to a pixel
+};
+
+/// A frame's planes, in host or device memory.
+struct Target {
+  PixelFormat format;
+  int width, height;
+  uint8_t* planes[3];
+  size_t strides[3];
+};
+
+/// What decides the paint of each pixel (pointers into the same memory space as the
+/// target). labels: width*height, row pitch = width; reported[l] != 0 when label l
+/// (1..n_labels) is reported; owner: width*height marks, 0 = none (null: no marks).
+struct Scene {
+  const uint32_t* labels;
+  const uint8_t* reported;
+  uint32_t n_labels;
+  const uint32_t* owner;
+  uint32_t alpha256;  // fill opacity, 0..256
+};
+
+enum PaintKind : uint32_t { kNone = 0, kFilled = 1, kSolid = 2 };
+
+struct Paint {
+  uint32_t kind;
+  uint32_t label;
+};
+
+struct Rgb {
+  uint32_t r, g, b;
+};
+
+/// A bright, stable color per label (an integer hash, so frames agree).
+CCL_HD Rgb label_color(uint32_t label) {
+  uint32_t h = label * 0x9E3779B1u;
+  h ^= h >> 15;
+  h *= 0x85EBCA77u;
+  h ^= h >> 13;
+  // 64..254 per channel: never near black, so marks show on dark frames.
+  return {64u + (((h >> 0) & 0xFFu) * 191u >> 8), 64u + (((h >> 8) & 0xFFu) * 191u >> 8),
+          64u + (((h >> 16) & 0xFFu) * 191u >> 8)};
+}
+
+/// Studio-range BT.601 in integers (the usual 8-bit approximation). The +32768
+/// keeps the chroma sums non-negative so that the shift is a plain division.
+CCL_HD uint32_t yuv_y(Rgb c) { return ((66u * c.r + 129u * c.g + 25u * c.b + 128u) >> 8) + 16u; }
+CCL_HD uint32_t yuv_u(Rgb c) {
+  return ((112u * c.b + 128u + 32768u - 38u * c.r - 74u * c.g) >> 8);
+}
+CCL_HD uint32_t yuv_v(Rgb c) {
+  return ((112u * c.r + 128u + 32768u - 94u * c.g - 18u * c.b) >> 8);
+}
+
+/// (color * a + value * (256 - a) + 128) / 256, a in 0..256.
+CCL_HD uint32_t blend(uint32_t value, uint32_t color, uint32_t a) {
+  return (color * a + value * (256u - a) + 128u) >> 8;
+}
+
+/// Centroid rounded half up to a pixel, from the integer sums.
+CCL_HD int32_t centroid_pixel(uint64_t sum, uint64_t area) {
+  return area ? int32_t((2 * sum + area) / (2 * area)) : 0;
+}
+
+/// Pixels of the marks of one component: the box outline then the centroid cross.
+CCL_HD uint32_t box_pixel_count(const Mark& m) {
+  const uint32_t w = uint32_t(m.width), h = uint32_t(m.height);
+  if (w == 0 || h == 0) return 0;
+  return w * (h > 1 ? 2u : 1u) + (h > 2 ? h - 2 : 0u) * (w > 1 ? 2u : 1u);
+}
+constexpr uint32_t kCrossPixels = 4 * kCrossArm + 1;
+
+CCL_HD uint32_t mark_pixel_count(const Mark& m, uint32_t flags) {
+  return ((flags & kBoxes) ? box_pixel_count(m) : 0u) +
+         ((flags & kCentroids) ? kCrossPixels : 0u);
+}
+
+/// The i-th mark pixel of m; false when it falls outside the frame.
+CCL_HD bool mark_pixel(const Mark& m, uint32_t flags, uint32_t i, int width, int height,
+                       int* px, int* py) {
+  int x, y;
+  const uint32_t box = (flags & kBoxes) ? box_pixel_count(m) : 0u;
+  if (i < box) {
+    const uint32_t w = uint32_t(m.width), h = uint32_t(m.height);
+    const uint32_t rows = h > 1 ? 2u : 1u;
+    if (i < w * rows) {  // top row, then bottom row
+      x = m.x + int(i % w);
+      y = i < w ? m.y : m.y + int(h) - 1;
+    } else {  // left column, then right column, corners excluded
+      const uint32_t j = i - w * rows, side = h - 2;
+      x = j < side ? m.x : m.x + int(w) - 1;
+      y = m.y + 1 + int(j % side);
+    }
+  } else {
+    const int j = int(i - box);  // 0 centre, then arms: left, right, up, down
+    const int arm = j == 0 ? 0 : (j - 1) / kCrossArm, step = j == 0 ? 0 : (j - 1) % kCrossArm + 1;
+    x = m.cx + (arm == 0 ? -step : arm == 1 ? step : 0);
+    y = m.cy + (arm == 2 ? -step : arm == 3 ? step : 0);
+  }
+  *px = x;
+  *py = y;
+  return x >= 0 && y >= 0 && x < width && y < height;
+}
+
+CCL_HD Paint paint_at(const Scene& s, int width, int x, int y) {
+  const size_t p = size_t(y) * size_t(width) + size_t(x);
+  if (s.owner && s.owner[p]) return {kSolid, s.owner[p]};
+  if (s.labels && s.alpha256) {
+    const uint32_t l = s.labels[p];
+    if (l && l <= s.n_labels && s.reported[l]) return {kFilled, l};
+  }
+  return {kNone, 0};
+}
+
+/// The paint of the chroma sample covering luma pixels [x0, x0+2) x [y0, y0+2).
+CCL_HD Paint paint_of_block(const Scene& s, int width, int height, int x0, int y0) {
+  Paint best = {kNone, 0};
+  for (int y = y0; y < y0 + 2 && y < height; ++y)
+    for (int x = x0; x < x0 + 2 && x < width; ++x) {
+      const Paint p = paint_at(s, width, x, y);
+      if (p.kind > best.kind) best = p;
+    }
+  return best;
+}
+
+CCL_HD uint32_t alpha_of(const Scene& s, const Paint& p) {
+  return p.kind == kSolid ? 256u : p.kind == kFilled ? s.alpha256 : 0u;
+}
+
+/// Draws the paint of luma pixel (x, y) into plane 0 (the only plane of GRAY/RGB, the
+/// Y plane of YUV).
+CCL_HD void draw_pixel(const Target& t, const Scene& s, int x, int y) {
+  const Paint p = paint_at(s, t.width, x, y);
+  if (p.kind == kNone) return;
+  const uint32_t a = alpha_of(s, p);
+  const Rgb c = label_color(p.label);
+  uint8_t* row = t.planes[0] + size_t(y) * t.strides[0];
+  switch (t.format) {
+    case PixelFormat::Gray8:
+      row[x] = uint8_t(blend(row[x], bt601_luma(c.r, c.g, c.b), a));
+      break;
+    case PixelFormat::Gray16LE: {
+      uint8_t* px = row + 2 * x;
+      const uint32_t v = blend(uint32_t(px[0]) | (uint32_t(px[1]) << 8),
+                               bt601_luma(c.r, c.g, c.b) * 257u, a);
+      px[0] = uint8_t(v & 0xFFu);
+      px[1] = uint8_t(v >> 8);
+      break;
+    }
+    case PixelFormat::RGBA:
+    case PixelFormat::RGBx:
+    case PixelFormat::BGRA:
+    case PixelFormat::BGRx: {
+      uint8_t* px = row + 4 * x;
+      const bool rgb = t.format == PixelFormat::RGBA || t.format == PixelFormat::RGBx;
+      px[0] = uint8_t(blend(px[0], rgb ? c.r : c.b, a));
+      px[1] = uint8_t(blend(px[1], c.g, a));
+      px[2] = uint8_t(blend(px[2], rgb ? c.b : c.r, a));
+      break;  // the alpha / padding byte is left as it was
+    }
+    case PixelFormat::NV12:
+    case PixelFormat::I420:
+      row[x] = uint8_t(blend(row[x], yuv_y(c), a));
+      break;
+  }
+}
+
+/// Chroma plane size of the 4:2:0 formats.
+CCL_HD int chroma_width(int width) { return (width + 1) / 2; }
+CCL_HD int chroma_height(int height) { return (height + 1) / 2; }
+
+/// Draws chroma sample (cx, cy) of NV12 (interleaved UV in plane 1) or I420 (U in
+/// plane 1, V in plane 2).
+CCL_HD void draw_chroma(const Target& t, const Scene& s, int cx, int cy) {
+  const Paint p = paint_of_block(s, t.width, t.height, 2 * cx, 2 * cy);
+  if (p.kind == kNone) return;
+  const uint32_t a = alpha_of(s, p);
+  const Rgb c = label_color(p.label);
+  uint8_t* u;
+  uint8_t* v;
+  if (t.format == PixelFormat::NV12) {
+    u = t.planes[1] + size_t(cy) * t.strides[1] + 2 * cx;
+    v = u + 1;
+  } else {
+    u = t.planes[1] + size_t(cy) * t.strides[1] + cx;
+    v = t.planes[2] + size_t(cy) * t.strides[2] + cx;
+  }
+  *u = uint8_t(blend(*u, yuv_u(c), a));
+  *v = uint8_t(blend(*v, yuv_v(c), a));
+}
+
+CCL_HD bool has_chroma(PixelFormat f) { return f == PixelFormat::NV12 || f == PixelFormat::I420; }
+
+}  // namespace ccl::overlay

@@ -1,0 +1,268 @@
+// Overlay pixels against an expectation computed here, pixel by pixel, from the
+// documented rules (per-label palette, integer blend, BT.601 luma / studio-range YUV,
+// 4:2:0 chroma from the strongest paint of its 2x2 luma block), for every format.
+// With a CUDA device the device overlay is also compared byte for byte with the host's.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "element_util.h"
+#include "overlay/overlay_math.h"
+
+namespace ccl::element_test {
+namespace {
+
+using test::Frame;
+using test::GrayImage;
+using test::make_frame;
+
+constexpr uint8_t kBackground = 30, kForeground = 200;
+
+struct Rect {
+  int x, y, w, h;
+};
+
+GrayImage scene(int w, int h, const std::vector<Rect>& rects) {
+  GrayImage g{"scene", w, h, std::vector<uint8_t>(size_t(w) * h, kBackground)};
+  for (const Rect& r : rects)
+    for (int y = r.y; y < r.y + r.h; ++y)
+      for (int x = r.x; x < r.x + r.w; ++x) g.pixels[size_t(y) * w + x] = kForeground;
+  return g;
+}
+
+// Three components: two even-aligned squares and a lone pixel (labels 1, 2, 3).
+const std::vector<Rect> kRects = {{4, 2, 8, 8}, {20, 6, 10, 14}, {35, 25, 1, 1}};
+constexpr int kW = 40, kH = 30;
+
+int label_at(const std::vector<Rect>& rects, int x, int y) {
+  for (size_t i = 0; i < rects.size(); ++i) {
+    const Rect& r = rects[i];
+    if (x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) return int(i) + 1;
+  }
+  return 0;
+}
+
+// What covers a pixel: a label and an opacity out of 256; strength orders paints
+// (2 solid mark, 1 fill, 0 nothing).
+struct Expect {
+  int label = 0;
+  int alpha = 0;
+  int strength = 0;
+};
+using ExpectFn = std::function<Expect(int x, int y)>;
+
+int mix(int value, int color, int a) { return (color * a + value * (256 - a) + 128) >> 8; }
+
+struct Color {
+  int r, g, b;
+};
+Color color_of(int label) {
+  const overlay::Rgb c = overlay::label_color(uint32_t(label));
+  return {int(c.r), int(c.g), int(c.b)};
+}
+int full_luma(Color c) { return (77 * c.r + 150 * c.g + 29 * c.b + 128) >> 8; }
+int studio_y(Color c) { return ((66 * c.r + 129 * c.g + 25 * c.b + 128) >> 8) + 16; }
+int studio_u(Color c) { return ((-38 * c.r - 74 * c.g + 112 * c.b + 128) >> 8) + 128; }
+int studio_v(Color c) { return ((112 * c.r - 94 * c.g - 18 * c.b + 128) >> 8) + 128; }
+
+// The frame's packed planes with the expected overlay applied.
+std::vector<std::vector<uint8_t>> expected_planes(const Frame& frame, const ExpectFn& at) {
+  auto planes = read_planes(frame);
+  const PixelFormat f = frame.view.format;
+  const int w = frame.view.width, h = frame.view.height;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const Expect e = at(x, y);
+      if (!e.strength) continue;
+      const Color c = color_of(e.label);
+      switch (f) {
+        case PixelFormat::Gray8: {
+          uint8_t& v = planes[0][size_t(y) * w + x];
+          v = uint8_t(mix(v, full_luma(c), e.alpha));
+          break;
+        }
+        case PixelFormat::Gray16LE: {
+          uint8_t* p = &planes[0][(size_t(y) * w + x) * 2];
+          const int v = mix(p[0] | (p[1] << 8), full_luma(c) * 257, e.alpha);
+          p[0] = uint8_t(v & 255);
+          p[1] = uint8_t(v >> 8);
+          break;
+        }
+        case PixelFormat::NV12:
+        case PixelFormat::I420: {
+          uint8_t& v = planes[0][size_t(y) * w + x];
+          v = uint8_t(mix(v, studio_y(c), e.alpha));
+          break;
+        }
+        default: {
+          uint8_t* p = &planes[0][(size_t(y) * w + x) * 4];
+          const bool bgr = f == PixelFormat::BGRA || f == PixelFormat::BGRx;
+          p[0] = uint8_t(mix(p[0], bgr ? c.b : c.r, e.alpha));
+          p[1] = uint8_t(mix(p[1], c.g, e.alpha));
+          p[2] = uint8_t(mix(p[2], bgr ? c.r : c.b, e.alpha));
+        }
+      }
+    }
+  if (f != PixelFormat::NV12 && f != PixelFormat::I420) return planes;
+  const int cw = (w + 1) / 2, ch = (h + 1) / 2;
+  for (int cy = 0; cy < ch; ++cy)
+    for (int cx = 0; cx < cw; ++cx) {
+      Expect best;
+      for (int y = 2 * cy; y < std::min(2 * cy + 2, h); ++y)
+        for (int x = 2 * cx; x < std::min(2 * cx + 2, w); ++x) {
+          const Expect e = at(x, y);
+          if (e.strength > best.strength) best = e;
+        }
+      if (!best.strength) continue;
+      const Color c = color_of(best.label);
+      uint8_t* u = f == PixelFormat::NV12 ? &planes[1][size_t(cy) * 2 * cw + 2 * cx]
+                                          : &planes[1][size_t(cy) * cw + cx];
+      uint8_t* v = f == PixelFormat::NV12 ? u + 1 : &planes[2][size_t(cy) * cw + cx];
+      *u = uint8_t(mix(*u, studio_u(c), best.alpha));
+      *v = uint8_t(mix(*v, studio_v(c), best.alpha));
+    }
+  return planes;
+}
+
+void expect_planes_equal(const std::vector<std::vector<uint8_t>>& got,
+                         const std::vector<std::vector<uint8_t>>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t p = 0; p < want.size(); ++p) {
+    ASSERT_EQ(got[p].size(), want[p].size()) << what << " plane " << p;
+    for (size_t i = 0; i < want[p].size(); ++i)
+      if (got[p][i] != want[p][i]) {
+        ADD_FAILURE() << what << ": plane " << p << " byte " << i << " is " << int(got[p][i])
+                      << ", expected " << int(want[p][i]);
+        return;
+      }
+  }
+}
+
+void check_overlay(const std::string& props, const GrayImage& g, const ExpectFn& at) {
+  for (PixelFormat f : test::all_formats()) {
+    Harness h(props);
+    const Frame frame = make_frame(g, f, 6);
+    h.set_caps(f, g.width, g.height);
+    GstBuffer* out = h.process(buffer_from_frame(frame));
+    ASSERT_NE(out, nullptr) << to_string(f);
+    expect_planes_equal(read_planes(out, f, g.width, g.height), expected_planes(frame, at),
+                        props + " " + to_string(f));
+    gst_buffer_unref(out);
+  }
+}
+
+TEST(Overlay, NoneLeavesEveryByteAlone) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=none", scene(kW, kH, kRects), [](int, int) { return Expect{}; });
+}
+
+TEST(Overlay, OpaqueFillPaintsEachComponentInItsLabelColor) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill overlay-alpha=1.0", scene(kW, kH, kRects), [](int x, int y) {
+    const int l = label_at(kRects, x, y);
+    return l ? Expect{l, 256, 1} : Expect{};
+  });
+}
+
+TEST(Overlay, HalfAlphaFillBlends) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill overlay-alpha=0.5", scene(kW, kH, kRects), [](int x, int y) {
+    const int l = label_at(kRects, x, y);
+    return l ? Expect{l, 128, 1} : Expect{};
+  });
+}
+
+TEST(Overlay, ZeroAlphaFillDrawsNothing) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill overlay-alpha=0.0", scene(kW, kH, kRects),
+                [](int, int) { return Expect{}; });
+}
+
+TEST(Overlay, OnlyReportedComponentsAreDrawn) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill overlay-alpha=1.0 min-area=2", scene(kW, kH, kRects),
+                [](int x, int y) {
+                  const int l = label_at(kRects, x, y);
+                  return l && l != 3 ? Expect{l, 256, 1} : Expect{};
+                });
+}
+
+bool on_outline(const Rect& r, int x, int y) {
+  const bool inside = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+  return inside && (x == r.x || x == r.x + r.w - 1 || y == r.y || y == r.y + r.h - 1);
+}
+
+TEST(Overlay, BoxesOutlineTheBoundingBoxesOpaquely) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=boxes overlay-alpha=0.2", scene(kW, kH, kRects), [](int x, int y) {
+    for (size_t i = 0; i < kRects.size(); ++i)
+      if (on_outline(kRects[i], x, y)) return Expect{int(i) + 1, 256, 2};
+    return Expect{};
+  });
+}
+
+TEST(Overlay, CentroidsAreCrossesAtTheRoundedCentroid) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // Centroids rounded half up: (7.5, 5.5) -> (8, 6); (24.5, 12.5) -> (25, 13); (35, 25).
+  const int centres[][2] = {{8, 6}, {25, 13}, {35, 25}};
+  check_overlay("overlay=centroids", scene(kW, kH, kRects), [&](int x, int y) {
+    for (int i = 0; i < 3; ++i) {
+      const int dx = x - centres[i][0], dy = y - centres[i][1];
+      if ((dx == 0 && std::abs(dy) <= 2) || (dy == 0 && std::abs(dx) <= 2))
+        return Expect{i + 1, 256, 2};
+    }
+    return Expect{};
+  });
+}
+
+TEST(Overlay, MarksOverFillAndTheHigherLabelWinsWhereBoxesCross) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // Label 1: an L (row y=2, x 0..20; column x=0, y 2..10), box (0,2)-(20,10).
+  // Label 2: a block x 5..15, y 6..12, whose box outline crosses label 1's bottom edge.
+  const std::vector<Rect> rects = {{0, 2, 21, 1}, {0, 2, 1, 9}, {5, 6, 11, 7}};
+  const GrayImage g = scene(24, 16, rects);
+  const Rect box1{0, 2, 21, 9}, box2{5, 6, 11, 7};
+  check_overlay("overlay=fill+boxes overlay-alpha=0.75", g, [&](int x, int y) {
+    if (on_outline(box2, x, y)) return Expect{2, 256, 2};
+    if (on_outline(box1, x, y)) return Expect{1, 256, 2};
+    const int l = label_at(rects, x, y);
+    return l ? Expect{l == 3 ? 2 : 1, 192, 1} : Expect{};
+  });
+}
+
+TEST(Overlay, OddSizedFramesDrawTheirLastChromaSamples) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // 7x5 with the bottom-right pixel foreground: the last, half-covered chroma sample.
+  const std::vector<Rect> rects = {{6, 4, 1, 1}, {0, 0, 3, 1}};
+  check_overlay("overlay=fill overlay-alpha=1.0", scene(7, 5, rects), [&](int x, int y) {
+    const int l = label_at(rects, x, y);
+    return l ? Expect{l == 1 ? 2 : 1, 256, 1} : Expect{};
+  });
+}
+
+TEST(Overlay, CudaDrawsTheSameBytesAsTheHost) {
+  std::string why;
+  if (!cuda_usable(&why)) GTEST_SKIP() << "needs a CUDA device: " << why;
+  uint32_t seed = 900;
+  for (PixelFormat f : test::all_formats()) {
+    for (const auto& size : {std::pair{97, 61}, std::pair{640, 360}}) {
+      const GrayImage g = random_gray(size.first, size.second, 0.45, 3, seed++);
+      const Frame frame = make_frame(g, f, 9);
+      std::vector<std::vector<uint8_t>> results[2];
+      for (int i = 0; i < 2; ++i) {
+        Harness h("overlay=fill+boxes+centroids overlay-alpha=0.37 min-area=3",
+                  i == 0 ? "cpu" : "cuda");
+        h.set_caps(f, g.width, g.height);
+        GstBuffer* out = h.process(buffer_from_frame(frame));
+        ASSERT_NE(out, nullptr);
+        results[i] = read_planes(out, f, g.width, g.height);
+        gst_buffer_unref(out);
+      }
+      expect_planes_equal(results[1], results[0], std::string("cuda vs cpu ") + to_string(f));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ccl::element_test
