@@ -15,8 +15,9 @@
 # difference of the wall times over the difference of the frame counts is the time
 # per frame without start-up (plugin loading, CUDA context). The element's own time
 # per frame is the latency tracer's element-latency of cudaccl (buffer in to buffer
-# out, CPU and GPU wait together), median, from a third run; the GPU time the element
-# reports in its per-frame message (post-messages=true) is added where it posts one.
+# out, CPU and GPU wait together), median, from a third run with N/10 frames, which
+# also reads the GPU time per frame that the element logs (GST_DEBUG=cudaccl:6).
+# Noise frames (pattern snow) run N/5 frames: a million components per 4K frame.
 set -euo pipefail
 
 frames=1000
@@ -36,8 +37,8 @@ while getopts "n:o:p:s:m:e:h" opt; do
     *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
 done
-few=$((frames / 10))
-[ "$few" -ge 1 ] || few=1
+errlog=$(mktemp)
+trap 'rm -f "$errlog"' EXIT
 
 command -v gst-launch-1.0 >/dev/null || { echo "element_bench: gst-launch-1.0 not found (source .gpu-runtime/env.sh)" >&2; exit 1; }
 gst-inspect-1.0 cudaccl >/dev/null 2>&1 || { echo "element_bench: element cudaccl not found (GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-})" >&2; exit 1; }
@@ -70,7 +71,10 @@ wall() {
   local t0 t1
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  gst-launch-1.0 -q $1 >/dev/null
+  if ! gst-launch-1.0 -q $1 >/dev/null 2>"$errlog"; then
+    echo failed
+    return
+  fi
   t1=$(date +%s.%N)
   calc "$t1 - $t0"
 }
@@ -79,46 +83,57 @@ calc() { awk "BEGIN { printf \"%.9f\", $1 }"; }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "size,memory,pattern,pipeline,frames,us_per_frame,fps,added_us_per_frame,overhead_pct,element_latency_med_us,element_gpu_time_med_us" > "$csv"
+echo "size,memory,pattern,pipeline,frames,us_per_frame,fps,added_us_per_frame,overhead_pct,element_latency_med_us,element_gpu_time_med_us,note" > "$csv"
 printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s\n" size memory pattern pipeline "us/frame" fps "added us" overhead "element us" "GPU us"
 for size in $sizes; do
   for memory in $memories; do
     for pattern in $patterns; do
       base_us=""
+      n=$frames
+      [ "$pattern" = snow ] && n=$((frames / 5))
+      few=$((n / 10))
+      [ "$few" -ge 1 ] || few=1
       for with in no yes; do
+        name=baseline
+        [ "$with" = yes ] && name=cudaccl
         t_few=$(wall "$(pipeline "$size" "$pattern" "$few" "$memory" "$with")")
-        t_many=$(wall "$(pipeline "$size" "$pattern" "$frames" "$memory" "$with")")
-        us=$(calc "($t_many - $t_few) * 1000000 / ($frames - $few)")
+        t_many=failed
+        [ "$t_few" = failed ] || t_many=$(wall "$(pipeline "$size" "$pattern" "$n" "$memory" "$with")")
+        if [ "$t_many" = failed ]; then
+          why=$(grep -m1 -i -E 'error|erroneous' "$errlog" | tr ',"' ";'" || true)
+          printf "%-10s %-7s %-5s %-9s failed: %s\n" "$size" "$memory" "$pattern" "$name" "$why"
+          echo "$size,$memory,$pattern,$name,$n,,,,,,,\"failed: $why\"" >> "$csv"
+          [ "$with" = no ] && break
+          continue
+        fi
+        us=$(calc "($t_many - $t_few) * 1000000 / ($n - $few)")
         fps=$(calc "1000000 / $us")
         overhead="" added="" lat="" gpu=""
         if [ "$with" = no ]; then
           base_us=$us
-          name=baseline
         else
-          name=cudaccl
           overhead=$(calc "($us - $base_us) * 100 / $base_us")
           added=$(calc "$us - $base_us")
           log=$(mktemp)
-          p=$(pipeline "$size" "$pattern" "$few" "$memory" yes | sed 's/name=ccl /name=ccl post-messages=true /')
+          p=$(pipeline "$size" "$pattern" "$few" "$memory" yes)
           # shellcheck disable=SC2086
           if [ "$have_tracer" = 1 ]; then
-            GST_TRACERS="latency(flags=element)" GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -m $p >"$log" 2>&1 || true
+            GST_TRACERS="latency(flags=element)" GST_DEBUG="GST_TRACER:7,cudaccl:6" GST_DEBUG_NO_COLOR=1 \
+              gst-launch-1.0 -q $p >"$log" 2>&1 || true
           else
-            gst-launch-1.0 -m $p >"$log" 2>&1 || true
+            GST_DEBUG="cudaccl:6" GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -q $p >"$log" 2>&1 || true
           fi
           # element-latency records of cudaccl, in ns.
           lat=$(grep 'element-latency' "$log" | grep 'element=(string)ccl' |
                 sed -n 's/.*time=(guint64)\([0-9]*\).*/\1/p' | awk '{print $1/1000}' | median || true)
-          # The element's per-frame message: the first field named like gpu-time (ns
-          # when an integer clock time, as the meta's gpu_time is).
-          gpu=$(grep 'from element "ccl"' "$log" |
-                grep -o -i -E 'gpu[-_]?time[a-z_-]*=\([a-z0-9]+\)[0-9.]+' |
-                sed -E 's/.*\)([0-9.]+)$/\1/' | awk '{print $1/1000}' | median || true)
+          # The element logs each frame's GPU time (its meta's gpu_time) in ns.
+          # (GST_CLOCK_TIME_NONE, 2^64-1, where the backend has no GPU time).
+          gpu=$(grep -o 'GPU [0-9]* ns' "$log" | awk '$2 < 1e18 {print $2/1000}' | median || true)
           rm -f "$log"
         fi
         printf "%-10s %-7s %-5s %-9s %10.1f %9.1f %9s %9s %11s %8s\n" "$size" "$memory" "$pattern" "$name" "$us" "$fps" \
           "${added:+$(printf '%.1f' "$added")}" "${overhead:+$(printf '%.1f%%' "$overhead")}" "${lat:+$(printf '%.1f' "$lat")}" "${gpu:+$(printf '%.1f' "$gpu")}"
-        echo "$size,$memory,$pattern,$name,$frames,$(printf '%.2f' "$us"),$(printf '%.1f' "$fps"),${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu" >> "$csv"
+        echo "$size,$memory,$pattern,$name,$n,$(printf '%.2f' "$us"),$(printf '%.1f' "$fps"),${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu," >> "$csv"
       done
     done
   done
