@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the real-video pipeline (and the videotestsrc ball) with backend=cpu and then
+# backend=cuda and checks that both give the same metadata log, line for line, and
+# the same overlay frames, byte for byte. Needs a CUDA device.
+#
+#   pipelines/compare-backends.sh
+#
+# Environment: as real-video.sh (CLIP, CCL_VIDEO_RAW, THRESHOLD, ...), CCL_BUILD_DIR,
+# CCL_OUT_DIR. Outputs: $CCL_OUT_DIR/compare/{cpu,cuda}/ and their -ball twins.
+set -euo pipefail
+here=$(dirname "$0")
+source "$here/lib.sh"
+
+status=0
+compare() {  # compare NAME: $ccl_out_root/compare/NAME-{cpu,cuda}
+  local a="$ccl_out_root/compare/$1-cpu" b="$ccl_out_root/compare/$1-cuda" frames differ=0 f
+  grep -q "labeling with the cuda backend" "$b/gst-launch.log" ||
+    ccl_die "the cuda run did not label on the GPU (see $b/gst-launch.log)"
+  frames=$(($(wc -l <"$a/frames.csv") - 1))
+  if cmp -s "$a/metadata.log" "$b/metadata.log"; then
+    echo "$1: metadata identical: $frames frames, $(wc -c <"$a/metadata.log") bytes of messages"
+  else
+    echo "$1: metadata DIFFERS; first difference:"
+    diff "$a/metadata.log" "$b/metadata.log" | head -n 4 | cut -c1-400
+    status=1
+  fi
+  for f in "$a"/frame-*.png; do
+    cmp -s "$f" "$b/$(basename "$f")" || differ=$((differ + 1))
+  done
+  if [ $differ -eq 0 ]; then
+    echo "$1: overlay frames identical: $(ls "$a"/frame-*.png | wc -l) PNG files"
+  else
+    echo "$1: $differ overlay frames DIFFER"
+    status=1
+  fi
+}
+
+for backend in cpu cuda; do
+  CCL_BACKEND=$backend CCL_OUT_DIR="$ccl_out_root/compare" CCL_OUT_NAME=real-video-$backend \
+    "$here/real-video.sh" >/dev/null
+  CCL_BACKEND=$backend CCL_OUT_DIR="$ccl_out_root/compare" FRAMES=${FRAMES:-30} \
+    "$here/testsrc.sh" ball >/dev/null
+  mv "$ccl_out_root/compare/testsrc-ball" "$ccl_out_root/compare/ball-$backend"
+done
+compare real-video
+compare ball
+echo "outputs in $ccl_out_root/compare/"
+exit $status

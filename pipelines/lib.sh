@@ -1,0 +1,110 @@
+# Sourced by the pipeline scripts: finds the build, makes its uninstalled cudaccl
+# plugin visible to gst-launch-1.0, and runs pipelines with their metadata logged.
+#
+# Environment (all optional):
+#   CCL_BUILD_DIR   build folder, relative to the project root or absolute (build)
+#   CCL_BACKEND     auto | cuda | cpu (auto)
+#   CCL_OUT_DIR     where outputs go (out/pipelines)
+
+ccl_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ccl_build=${CCL_BUILD_DIR:-build}
+case "$ccl_build" in /*) ;; *) ccl_build="$ccl_root/$ccl_build" ;; esac
+ccl_backend=${CCL_BACKEND:-auto}
+ccl_out_root=${CCL_OUT_DIR:-$ccl_root/out/pipelines}
+case "$ccl_out_root" in /*) ;; *) ccl_out_root="$ccl_root/$ccl_out_root" ;; esac
+
+ccl_die() {
+  echo "$(basename "$0"): $*" >&2
+  exit 1
+}
+
+# Builds the plugin when the build folder is configured but the plugin is missing,
+# then points GStreamer at it (keeping any registry the caller chose).
+ccl_use_plugin() {
+  local plugin="$ccl_build/plugin/libgstcudaccl.so"
+  if [ ! -f "$plugin" ]; then
+    [ -f "$ccl_build/build.ninja" ] ||
+      ccl_die "no build in $ccl_build: run 'meson setup $ccl_build && meson compile -C $ccl_build' (or scripts/setup first)"
+    meson compile -C "$ccl_build" gstcudaccl >/dev/null || ccl_die "building the plugin failed"
+  fi
+  export GST_PLUGIN_PATH="$ccl_build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+  export GST_REGISTRY=${GST_REGISTRY:-$ccl_build/pipelines-registry.bin}
+  gst-inspect-1.0 cudaccl >/dev/null 2>&1 ||
+    ccl_die "gst-inspect-1.0 cannot load cudaccl from $ccl_build/plugin"
+}
+
+ccl_have() { gst-inspect-1.0 "$1" >/dev/null 2>&1; }
+
+# ccl_clip NAME: path of a clip of Debian's python3-mecavideo (pymecavideo's physics
+# clips), fetched once with apt-get download + dpkg-deb -x into the cache
+# CCL_VIDEO_DIR (<build>/testdata/video), never installed.
+ccl_clip() {
+  local name=$1 pkg=python3-mecavideo dir=${CCL_VIDEO_DIR:-$ccl_build/testdata/video} work
+  if [ ! -f "$dir/$name" ]; then
+    echo "fetching $pkg's clips into $dir" >&2
+    mkdir -p "$dir"
+    work=$(mktemp -d "$dir/fetch.XXXXXX")
+    # The package lists may be missing on a fresh machine; refresh them once as root.
+    if ! apt-cache show "$pkg" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+      apt-get update -qq >/dev/null 2>&1 || true
+    fi
+    if ! (cd "$work" && apt-get download -q=2 -o APT::Sandbox::User=root "$pkg" >apt.log 2>&1); then
+      echo "apt-get download $pkg failed: $(tail -n 2 "$work/apt.log" | tr '\n' ' ')" >&2
+      rm -rf "$work"
+      echo "$(basename "$0"): no clip $name (set CCL_VIDEO_DIR to a filled cache)" >&2
+      # Tests set CCL_CLIP_MISSING_EXIT=77 so that an offline machine skips them.
+      exit "${CCL_CLIP_MISSING_EXIT:-1}"
+    fi
+    dpkg-deb -x "$work"/${pkg}_*.deb "$work/root"
+    cp "$work"/root/usr/share/pymecavideo/data/video/* "$dir/"
+    rm -rf "$work"
+  fi
+  [ -f "$dir/$name" ] || ccl_die "$pkg has no clip $name (see $dir)"
+  echo "$dir/$name"
+}
+
+# ccl_fresh_dir DIR: an empty output folder.
+ccl_fresh_dir() {
+  rm -rf "$1"
+  mkdir -p "$1"
+}
+
+# ccl_launch OUT_DIR PIPELINE...: runs gst-launch-1.0 -m with the pipeline (whose
+# cudaccl is named "ccl" and posts messages); keeps the whole output in
+# OUT_DIR/gst-launch.log, the element's per-frame messages in OUT_DIR/metadata.log
+# (one line per frame, identical for every backend) and a per-frame summary in
+# OUT_DIR/frames.csv. Returns gst-launch-1.0's status.
+ccl_launch() {
+  local out=$1 rc=0
+  shift
+  # cudaccl's INFO line names the backend it picked (auto may fall back to cpu).
+  GST_DEBUG=${GST_DEBUG:-cudaccl:4} GST_DEBUG_NO_COLOR=1 \
+    gst-launch-1.0 -m "$@" >"$out/gst-launch.log" 2>&1 || rc=$?
+  sed -n 's/^Got message #[0-9]* from element "ccl" (element): //p' "$out/gst-launch.log" \
+    >"$out/metadata.log"
+  {
+    echo "timestamp_ns,total_components,reported_components,threshold"
+    sed -E 's/.*timestamp=\(guint64\)([0-9]+).*total-components=\(uint\)([0-9]+), reported-components=\(uint\)([0-9]+), threshold=\(uint\)([0-9]+).*/\1,\2,\3,\4/' \
+      "$out/metadata.log"
+  } >"$out/frames.csv"
+  if [ $rc -ne 0 ]; then
+    echo "gst-launch-1.0 failed (exit $rc); the end of $out/gst-launch.log:" >&2
+    grep -E "ERROR|WARNING|Additional debug|^[^G]" "$out/gst-launch.log" | tail -n 15 >&2
+  fi
+  return $rc
+}
+
+# ccl_report OUT_DIR: says where the outputs are and what the frames held.
+ccl_report() {
+  local out=$1 frames
+  frames=$(($(wc -l <"$out/frames.csv") - 1))
+  echo "backend: $(sed -n 's/.*labeling with the \([a-z]*\) backend.*/\1/p' "$out/gst-launch.log" | head -n 1)${ccl_backend:+ (asked: $ccl_backend)}"
+  echo "frames labeled: $frames"
+  if [ "$frames" -gt 0 ]; then
+    awk -F, 'NR > 1 { t += $2; r += $3; if ($2 > m) m = $2 } END {
+      printf "components per frame: mean %.1f, max %d; reported per frame: mean %.1f\n", t / (NR - 1), m, r / (NR - 1) }' \
+      "$out/frames.csv"
+  fi
+  echo "outputs in $out:"
+  (cd "$out" && ls -1 | awk '/^frame-[0-9]+\.png$/ { n++; next } { print "  " $0 } END { if (n) print "  frame-NNNN.png (" n " overlay frames)" }')
+}
