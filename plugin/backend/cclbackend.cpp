@@ -12,6 +12,10 @@
 
 using ccl::PixelFormat;
 
+static_assert(CCL_OVERLAY_FILL == ccl::overlay::kFill && CCL_OVERLAY_BOXES == ccl::overlay::kBoxes &&
+                  CCL_OVERLAY_CENTROIDS == ccl::overlay::kCentroids,
+              "the element's overlay flags are the drawing code's");
+
 struct _CclBackend {
   std::unique_ptr<ccl::plugin::Backend> impl;
   ccl::Result result;
