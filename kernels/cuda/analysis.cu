@@ -94,11 +94,27 @@ __global__ void __launch_bounds__(kWordBlock)
   if (blockIdx.x == 0 && threadIdx.x == 0) info->count = block_offsets[gridDim.x];
 }
 
+/// The label covering most pixels of one half (32 columns) of a window: a warp vote.
+__device__ __forceinline__ uint32_t dominant_label(const uint32_t (&label)[2]) {
+  const int lane = threadIdx.x;
+  uint32_t score = 0;  // (pixels with this label in the half << 6) | column
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const unsigned same = __match_any_sync(kFullWarp, label[k]);
+    if (label[k]) score = max(score, (uint32_t(__popc(same)) << 6) | uint32_t(lane + 32 * k));
+  }
+  const uint32_t column = __reduce_max_sync(kFullWarp, score) & 63;
+  const uint32_t lo = __shfl_sync(kFullWarp, label[0], column & 31);
+  const uint32_t hi = __shfl_sync(kFullWarp, label[1], column & 31);
+  return column < 32 ? lo : hi;
+}
+
 /// One warp per row segment of kFeatureWindows 64-column windows. Per window: each
-/// run piece's start finds its id (uf_find_id), every lane takes the id of its piece's
-/// start by __shfl_sync, and the start adds the piece's closed-form features. Pieces of
-/// the warp's first component (usually the one crossing the whole segment) are summed
-/// in registers and added once at the end; other pieces go straight to the table.
+/// run piece's start finds its id (uf_find_id) and every lane takes the id of its
+/// piece's start by __shfl_sync (Hennequin et al. algorithms 5 and 6). The pieces'
+/// closed-form sums are then reduced over the lanes that share an id (__match_any_sync
+/// groups), so a component costs one set of atomics per window half, not per run;
+/// the segment's dominant component is summed in registers and added once at the end.
 template <bool kWriteLabels>
 __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     features_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, uint32_t* out,
@@ -116,7 +132,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   uint32_t hot_id = 0;
   for (int w = w_begin; w < w_end; ++w) {
     const uint64_t bits = row[w];
-    const int x_window = 64 * w;
+    const uint32_t x_window = 64u * uint32_t(w);
     uint32_t id[2] = {0, 0};
     uint32_t label[2] = {0, 0};
     if (bits != 0) {
@@ -124,7 +140,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
       for (int k = 0; k < 2; ++k) {
         const int c = lane + 32 * k;
         if (bit(bits, c) && start_distance(bits, c) == 0)
-          id[k] = uf_find_id(labels, row_base + uint32_t(x_window + c) + 1);
+          id[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
       }
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
@@ -135,26 +151,33 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
         const uint32_t hi = __shfl_sync(kFullWarp, id[1], source & 31);
         label[k] = fg ? (source < 32 ? lo : hi) : 0;
       }
-      if (hot_id == 0) {
-        const int first = __ffsll(bits) - 1;
-        hot_id = __shfl_sync(kFullWarp, first < 32 ? label[0] : label[1], first & 31);
-      }
+      if (hot_id == 0) hot_id = dominant_label(label);
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
+        const unsigned group = __match_any_sync(kFullWarp, id[k]);
         if (id[k] == 0) continue;
-        const int c = lane + 32 * k;
-        const Moments piece = Moments::run(uint32_t(x_window + c), end_distance(bits, c), y);
+        const uint32_t c = uint32_t(lane + 32 * k);
+        const uint32_t len = uint32_t(end_distance(bits, int(c)));
+        const WindowRun run = WindowRun::of(c, len);
+        const uint32_t count = __reduce_add_sync(group, run.count);
+        const uint32_t sum_c = __reduce_add_sync(group, run.sum_c);
+        const uint32_t sum_cc = __reduce_add_sync(group, run.sum_cc);
+        const uint32_t c_min = __reduce_min_sync(group, c);
+        const uint32_t c_max = __reduce_max_sync(group, c + len - 1);
+        if (lane != __ffs(group) - 1) continue;
+        const Moments m =
+            Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max);
         if (id[k] == hot_id)
-          hot.add(piece);
+          hot.add(m);
         else
-          piece.atomic_add_to(table[id[k] - 1]);
+          m.atomic_add_to(table[id[k] - 1]);
       }
     }
     if constexpr (kWriteLabels) {
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        const int x = x_window + lane + 32 * k;
-        if (x < geo.width) out[row_base + x] = label[k];
+        const uint32_t x = x_window + uint32_t(lane + 32 * k);
+        if (x < uint32_t(geo.width)) out[row_base + x] = label[k];
       }
     }
   }
@@ -164,16 +187,39 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   }
 }
 
-__global__ void publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
-                               Component* host_table, uint32_t host_capacity,
-                               HostHeader* header) {
+/// Finishes the table (width/height from the accumulated maxima) and copies it into
+/// mapped host memory. Each warp takes 32 entries: one per lane to finish them, then
+/// the warp writes them out as consecutive 8-byte words, so the writes across the bus
+/// are coalesced instead of 72-byte strided.
+constexpr int kEntryWords = int(sizeof(Component) / sizeof(uint64_t));
+static_assert(sizeof(Component) % sizeof(uint64_t) == 0, "Component must be whole words");
+
+__global__ void __launch_bounds__(kWordBlock)
+    publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
+                   Component* host_table, uint32_t host_capacity, HostHeader* header) {
+  // Raw words: Component's member initializers rule out __shared__ Component[].
+  __shared__ uint64_t staging[kWordBlock * kEntryWords];
   const uint32_t n = info->count;
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    Component c = table[i];
-    c.width = c.width - c.x + 1;
-    c.height = c.height - c.y + 1;
-    table[i] = c;
-    if (i < host_capacity) host_table[i] = c;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp_in_block = threadIdx.x / kWarpSize;
+  Component* mine = reinterpret_cast<Component*>(staging) + warp_in_block * kWarpSize;
+  const uint32_t warps = gridDim.x * (kWordBlock / kWarpSize);
+  for (uint32_t first = (blockIdx.x * (kWordBlock / kWarpSize) + warp_in_block) * kWarpSize;
+       first < n; first += warps * kWarpSize) {
+    const uint32_t i = first + lane;
+    if (i < n) {
+      Component c = table[i];
+      c.width = c.width - c.x + 1;
+      c.height = c.height - c.y + 1;
+      table[i] = c;
+      mine[lane] = c;
+    }
+    __syncwarp();
+    const uint32_t to_host = first < host_capacity ? min(min(n, host_capacity) - first, 32u) : 0;
+    const uint64_t* src = reinterpret_cast<const uint64_t*>(mine);
+    uint64_t* dst = reinterpret_cast<uint64_t*>(host_table + first);
+    for (uint32_t k = lane; k < to_host * kEntryWords; k += kWarpSize) dst[k] = src[k];
+    __syncwarp();
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     header->count = n;
@@ -200,12 +246,13 @@ void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
   host_table_.reserve(std::min<size_t>(std::max<size_t>(capacity, 1), 1 << 16));
 }
 
-void Analysis::poison(int byte, cudaStream_t stream) {
-  block_counts_.fill_bytes(byte, stream);
-  block_offsets_.fill_bytes(byte, stream);
-  table_.fill_bytes(byte, stream);
+void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
+  block_counts_.fill_bytes(byte, count_blocks_ + 1, stream);
+  block_offsets_.fill_bytes(byte, count_blocks_ + 1, stream);
+  table_.fill_bytes(byte, components, stream);
   std::memset(header_.host(), byte, sizeof(HostHeader));
-  std::memset(static_cast<void*>(host_table_.host()), byte, host_table_.capacity() * sizeof(Component));
+  std::memset(static_cast<void*>(host_table_.host()), byte,
+              std::min(components, host_table_.capacity()) * sizeof(Component));
 }
 
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,

@@ -26,7 +26,8 @@ class Analysis {
  public:
   /// Scratch for frames of `geo`, a device table of `capacity` components. Grows only.
   void reserve(const FrameGeometry& geo, size_t capacity, int sm_count);
-  void poison(int byte, cudaStream_t stream);
+  /// Fills what a frame with up to `components` components uses with `byte`.
+  void poison(int byte, size_t components, cudaStream_t stream);
 
   /// Gives each root its id: count roots per block, scan the counts (CUB), number
   /// them; each root's label becomes kIdTag | id, its table entry is started, and N

@@ -32,8 +32,10 @@ class DeviceBuffer {
     data_ = nullptr;
     capacity_ = 0;
   }
-  void fill_bytes(int byte, cudaStream_t stream) {
-    if (data_) CCL_CUDA_CHECK(cudaMemsetAsync(data_, byte, capacity_ * sizeof(T), stream));
+  /// Fills the first `count` elements (at most the capacity) with `byte`.
+  void fill_bytes(int byte, size_t count, cudaStream_t stream) {
+    count = count < capacity_ ? count : capacity_;
+    if (count) CCL_CUDA_CHECK(cudaMemsetAsync(data_, byte, count * sizeof(T), stream));
   }
   T* get() const { return data_; }
   size_t capacity() const { return capacity_; }

@@ -2,7 +2,7 @@
 // caller's stream. Sequence per frame, no host synchronization inside:
 //   threshold (Otsu only: histogram + level; fixed levels are kernel arguments)
 //   local labeling (HA strips / KE initialization; the threshold is fused in here)
-//   merging (HA strip borders / KE compression, reduction, compression)
+//   merging (HA strip and chunk borders / KE compression, reduction, compression)
 //   analysis (root numbering, output labels + features)
 //   publish (table finished and written into mapped pinned host memory)
 // The component count is unknown to the host while it queues the frame, so no copy of
@@ -124,14 +124,16 @@ struct Engine::Impl {
     analysis.reserve(g, worst_case_components(g, options.connectivity), sm_count);
   }
 
-  void fill_all(int byte, cudaStream_t s) {
-    labels.fill_bytes(byte, s);
-    output.fill_bytes(byte, s);
-    mask.fill_bytes(byte, s);
-    info.fill_bytes(byte, s);
+  /// Poisons what frame `g` will use (not the whole capacity: a small frame after a
+  /// large one would pay for the large one).
+  void fill_all(int byte, const FrameGeometry& g, const Options& options, cudaStream_t s) {
+    labels.fill_bytes(byte, g.pixels(), s);
+    output.fill_bytes(byte, g.pixels(), s);
+    mask.fill_bytes(byte, g.mask_words(), s);
+    info.fill_bytes(byte, 1, s);
     // Host buffers the previous frame's kernels wrote: that frame must be finished.
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
-    analysis.poison(byte, s);
+    analysis.poison(byte, worst_case_components(g, options.connectivity), s);
   }
 
   float elapsed(Mark from, Mark to) const {
@@ -160,7 +162,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   DeviceScope scope(d.device);
   const FrameGeometry geo(image.width, image.height);
   d.reserve(geo, options);
-  if (d.poison >= 0) d.fill_all(d.poison, stream);
+  if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);
 
   d.mark(kStart, stream);
   if (options.mode == ThresholdMode::Otsu) d.otsu.enqueue(image, d.info.get(), stream);
@@ -172,7 +174,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
     ha_label_strips(fg, geo, d.labels.get(), d.mask.get(), conn, d.tuning.ha_wide_windows,
                     stream);
     d.mark(kLocal, stream);
-    ha_merge_strips(geo, d.mask.get(), d.labels.get(), conn, stream);
+    ha_merge_borders(geo, d.mask.get(), d.labels.get(), conn, stream);
   } else {
     ke_initialize(fg, geo, d.labels.get(), d.mask.get(), conn, stream);
     d.mark(kLocal, stream);

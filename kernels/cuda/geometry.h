@@ -13,6 +13,10 @@ constexpr unsigned kFullWarp = 0xffffffffu;
 
 /// Rows per HA strip: one warp per row, a block per strip (Hennequin et al. use 4).
 constexpr int kStripRows = 4;
+/// Columns of the chunks that HA's strips are cut into, so that more warps work at
+/// once and each walks fewer windows; a multiple of 64. The chunks' borders are merged
+/// with the strips' borders.
+constexpr int kChunkColumns = 256;
 /// Rows of the 32-column tiles of Komura's initialization.
 constexpr int kTileRows = 8;
 /// Threads of the per-word kernels (reduction, root numbering, finalization).

@@ -22,19 +22,24 @@ __device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
   return top == kCols ? run + kCols : uint32_t(top);
 }
 
-/// One block per strip of kStripRows rows, one warp per row, walking the row window by
-/// window (so runs never need merging across columns). The threshold is evaluated
+/// One block per chunk of a strip (kStripRows rows, kChunkColumns columns), one warp
+/// per row, walking its part of the row window by window: Hennequin et al. walk whole
+/// rows, which leaves too few warps for a large GPU, so chunks are cut and their
+/// borders merged with the strips' (ha_merge_borders). The threshold is evaluated
 /// here, once per pixel; the ballots become the foreground mask.
 template <int Connectivity, class Word>
 __global__ void __launch_bounds__(kWarpSize* kStripRows)
-    ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask) {
+    ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
+                    unsigned chunks) {
   constexpr int kCols = WindowBits<Word>::kColumns;
   // Bits of each row's current window, double-buffered so one barrier per step suffices.
   __shared__ Word row_bits[2][kStripRows];
 
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
-  const int y = int(blockIdx.x) * kStripRows + ty;
+  const int y = int(blockIdx.x / chunks) * kStripRows + ty;
+  const int x_begin = int(blockIdx.x % chunks) * kChunkColumns;
+  const int x_end = min(geo.width, x_begin + kChunkColumns);
   const bool in_rows = y < geo.height;
   const uint32_t level = fg.load_level();
   const uint32_t row_base = in_rows ? uint32_t(y) * uint32_t(geo.width) : 0;
@@ -43,11 +48,11 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   uint32_t cur_run = 0;  // length of the run through column -1, this row
   uint32_t up_run = 0;   // same, row above
   int parity = 0;
-  for (int x0 = 0; x0 < geo.width; x0 += kCols, parity ^= 1) {
+  for (int x0 = x_begin; x0 < x_end; x0 += kCols, parity ^= 1) {
     const int xa = x0 + lane;
-    const bool pa = in_rows && xa < geo.width && fg(xa, y, level);
+    const bool pa = in_rows && xa < x_end && fg(xa, y, level);
     bool pb = false;
-    if constexpr (kCols == 64) pb = in_rows && xa + 32 < geo.width && fg(xa + 32, y, level);
+    if constexpr (kCols == 64) pb = in_rows && xa + 32 < x_end && fg(xa + 32, y, level);
     const Word bits = warp_window<Word>(pa, pb);
     const uint32_t base = row_base + uint32_t(x0);
     const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
@@ -112,12 +117,44 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x + 32);
 }
 
+/// One thread per row and border between chunks (column x, a multiple of 64): the
+/// links across it that the chunks' labeling could not see. Horizontal neighbours,
+/// and for 8-connectivity the two diagonals to the row above. Column x starts a piece
+/// in its chunk, so pixel x is a node; pixel x-1's node is its 64-column piece start.
+template <int Connectivity>
+__global__ void __launch_bounds__(kWordBlock)
+    ha_merge_chunks_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
+                           unsigned borders_per_row, long long tasks) {
+  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
+  if (t >= tasks) return;
+  const int y = int(t / borders_per_row);
+  const int w = int(t % borders_per_row + 1) * (kChunkColumns / 64);  // word of column x
+  const uint64_t* row = mask + size_t(y) * geo.words;
+  const uint32_t width = uint32_t(geo.width);
+  const uint32_t x = 64u * uint32_t(w);
+  const uint32_t here = uint32_t(y) * width + x;
+  auto left_node = [&](uint64_t prev_word, uint32_t at) {
+    return at - 1 - uint32_t(start_distance(prev_word, 63));
+  };
+  const bool here_fg = bit(row[w], 0);
+  const bool left_fg = bit(row[w - 1], 63);
+  if (here_fg && left_fg) uf_union(labels, here + 1, left_node(row[w - 1], here) + 1);
+  if (Connectivity == 8 && y > 0) {
+    const uint64_t* above = row - geo.words;
+    if (here_fg && bit(above[w - 1], 63))
+      uf_union(labels, here + 1, left_node(above[w - 1], here - width) + 1);
+    if (left_fg && bit(above[w], 0))
+      uf_union(labels, left_node(row[w - 1], here) + 1, here - width + 1);
+  }
+}
+
 template <int Connectivity, class Word>
 void launch_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
                    uint64_t* mask, cudaStream_t stream) {
   const dim3 block(kWarpSize, kStripRows);
-  ha_strip_kernel<Connectivity, Word>
-      <<<ceil_div(geo.height, kStripRows), block, 0, stream>>>(fg, geo, labels, mask);
+  const unsigned chunks = ceil_div(geo.width, kChunkColumns);
+  ha_strip_kernel<Connectivity, Word><<<ceil_div(geo.height, kStripRows) * chunks, block, 0,
+                                        stream>>>(fg, geo, labels, mask, chunks);
   check_launch("ha_strip_kernel");
 }
 
@@ -133,18 +170,31 @@ void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* l
                  : launch_strips<8, uint32_t>(fg, geo, labels, mask, stream);
 }
 
-void ha_merge_strips(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                     int connectivity, cudaStream_t stream) {
+void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+                      int connectivity, cudaStream_t stream) {
   const long long borders = (geo.height - 1) / kStripRows;  // strips after the first
   const long long windows = borders * geo.words;
-  if (windows == 0) return;
-  const dim3 block(kWarpSize, kWindowWarps);
-  const unsigned blocks = ceil_div(size_t(windows), kWindowWarps);
-  if (connectivity == 4)
-    ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
-  else
-    ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
-  check_launch("ha_merge_kernel");
+  if (windows > 0) {
+    const dim3 block(kWarpSize, kWindowWarps);
+    const unsigned blocks = ceil_div(size_t(windows), kWindowWarps);
+    if (connectivity == 4)
+      ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
+    else
+      ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
+    check_launch("ha_merge_kernel");
+  }
+  const unsigned chunk_borders = ceil_div(geo.width, kChunkColumns) - 1;
+  const long long tasks = (long long)chunk_borders * geo.height;
+  if (tasks > 0) {
+    const unsigned blocks = ceil_div(size_t(tasks), kWordBlock);
+    if (connectivity == 4)
+      ha_merge_chunks_kernel<4><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels,
+                                                                  chunk_borders, tasks);
+    else
+      ha_merge_chunks_kernel<8><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels,
+                                                                  chunk_borders, tasks);
+    check_launch("ha_merge_chunks_kernel");
+  }
 }
 
 }  // namespace ccl::cuda

@@ -11,13 +11,14 @@
 
 namespace ccl::cuda {
 
-/// Labels each kStripRows-row strip on its own; writes the foreground mask.
+/// Labels each kStripRows x kChunkColumns piece of each strip on its own; writes the
+/// foreground mask.
 /// wide_windows: 64 columns per warp step (two pixels per thread), else 32.
 void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
                      uint64_t* mask, int connectivity, bool wide_windows, cudaStream_t stream);
 
-/// Unites the runs that touch across each border between two strips.
-void ha_merge_strips(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
+/// Unites the runs that touch across the borders between strips and between chunks.
+void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                      int connectivity, cudaStream_t stream);
 
 }  // namespace ccl::cuda

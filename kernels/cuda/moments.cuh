@@ -12,26 +12,40 @@
 
 namespace ccl::cuda {
 
+/// A run of columns c0 .. c0+len-1 of a 64-column window in closed form: its count,
+/// sum of c and sum of c^2 (at most 64, 2016 and 85344 over a whole window, so warp
+/// reductions of them fit 32 bits).
+struct WindowRun {
+  uint32_t count, sum_c, sum_cc;
+
+  __device__ static WindowRun of(uint32_t c0, uint32_t len) {
+    const uint32_t sum_k = len * (len - 1) / 2;
+    const uint32_t sum_kk = (len - 1) * len * (2 * len - 1) / 6;
+    return {len, len * c0 + sum_k, len * c0 * c0 + 2 * c0 * sum_k + sum_kk};
+  }
+};
+
 struct Moments {
   uint64_t area, sum_x, sum_y, sum_xx, sum_xy, sum_yy;
   int32_t x_min, x_max, y_max;
 
   __device__ static Moments none() { return {0, 0, 0, 0, 0, 0, INT_MAX, -1, -1}; }
 
-  /// The run x0 .. x0+len-1 of row y: sums of k and k^2 for k < len, shifted by x0.
-  __device__ static Moments run(uint32_t x0, uint32_t len, uint32_t y) {
-    const uint64_t n = len, x = x0, yy = y;
-    const uint64_t sum_k = n * (n - 1) / 2;
-    const uint64_t sum_kk = (n - 1) * n * (2 * n - 1) / 6;
+  /// Pixels of row y at columns x_window + c, given the count, the sum of c and the
+  /// sum of c^2 over them and their extreme c.
+  __device__ static Moments of_window(uint32_t x_window, uint32_t y, uint32_t count,
+                                      uint32_t sum_c, uint32_t sum_cc, uint32_t c_min,
+                                      uint32_t c_max) {
+    const uint64_t n = count, x = x_window, yy = y;
     Moments m;
     m.area = n;
-    m.sum_x = n * x + sum_k;
-    m.sum_xx = n * x * x + 2 * x * sum_k + sum_kk;
+    m.sum_x = n * x + sum_c;
+    m.sum_xx = n * x * x + 2 * x * sum_c + sum_cc;
     m.sum_y = n * yy;
     m.sum_xy = yy * m.sum_x;
     m.sum_yy = n * yy * yy;
-    m.x_min = int32_t(x0);
-    m.x_max = int32_t(x0 + len - 1);
+    m.x_min = int32_t(x_window + c_min);
+    m.x_max = int32_t(x_window + c_max);
     m.y_max = int32_t(y);
     return m;
   }
