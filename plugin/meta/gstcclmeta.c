@@ -388,8 +388,10 @@ gst_ccl_meta_get_info (void)
 }
 
 /**
- * gst_ccl_meta_get:
+ * gst_ccl_meta_get: (skip)
  * @buffer: a #GstBuffer
+ *
+ * Bindings see this function as gst_ccl_buffer_get_meta().
  *
  * Returns: (transfer none) (nullable): the first #GstCclMeta of @buffer, or
  *   %NULL when it has none
@@ -400,6 +402,23 @@ gst_ccl_meta_get (GstBuffer * buffer)
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
   return (GstCclMeta *) gst_buffer_get_meta (buffer, GST_CCL_META_API_TYPE);
+}
+
+/**
+ * gst_ccl_buffer_get_meta:
+ * @buffer: a #GstBuffer
+ *
+ * The same as gst_ccl_meta_get(), under the name bindings know it by
+ * (GstCcl.buffer_get_meta() in Python). The meta belongs to @buffer: read it
+ * while the buffer is alive, e.g. inside the pad probe or with the sample.
+ *
+ * Returns: (transfer none) (nullable): the first #GstCclMeta of @buffer, or
+ *   %NULL when it has none
+ */
+GstCclMeta *
+gst_ccl_buffer_get_meta (GstBuffer * buffer)
+{
+  return gst_ccl_meta_get (buffer);
 }
 
 /**
@@ -461,11 +480,33 @@ gst_ccl_meta_get_component (const GstCclMeta * meta, guint index)
 }
 
 /**
- * gst_ccl_meta_iterate:
+ * gst_ccl_meta_get_components:
+ * @meta: a #GstCclMeta
+ * @n_components: (out) (optional): where to store the number of components
+ *
+ * All reported components at once; bindings receive them as a list of
+ * #GstCclComponent copies.
+ *
+ * Returns: (transfer none) (array length=n_components) (nullable): the
+ *   meta's component array, %NULL when it holds none
+ */
+const GstCclComponent *
+gst_ccl_meta_get_components (const GstCclMeta * meta, guint * n_components)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (n_components)
+    *n_components = meta->n_components;
+  return meta->n_components ? meta->components : NULL;
+}
+
+/**
+ * gst_ccl_meta_iterate: (skip)
  * @meta: a #GstCclMeta
  * @state: (inout): an opaque cursor, %NULL to start
  *
- * Walks the reported components in the meta's order.
+ * Walks the reported components in the meta's order. Bindings iterate over
+ * gst_ccl_meta_get_components() instead.
  *
  * Returns: (transfer none) (nullable): the next component, or %NULL after the
  *   last one

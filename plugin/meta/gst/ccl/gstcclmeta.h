@@ -103,8 +103,10 @@ typedef struct _GstCclMeta GstCclMeta;
  * @total_count: number of components found in the frame
  * @n_components: number of components reported in @components (after the
  *   element's min-area and max-components)
- * @components: (array length=n_components): the reported components; in label
- *   order, or largest first (ties by label) when max-components capped them
+ * @components: (type gpointer): the reported components, @n_components of
+ *   them; in label order, or largest first (ties by label) when
+ *   max-components capped them. Bindings read them with
+ *   gst_ccl_meta_get_components() or gst_ccl_meta_get_component().
  * @threshold: the threshold level actually used, 0..255 (Otsu's level when
  *   the element computed it)
  * @algorithm: the labeling algorithm
@@ -159,8 +161,15 @@ GstCclMeta * gst_ccl_meta_add (GstBuffer * buffer, guint width, guint height,
     guint total_count, const GstCclComponent * components, guint n_components);
 
 GST_CCL_API
+GstCclMeta * gst_ccl_buffer_get_meta (GstBuffer * buffer);
+
+GST_CCL_API
 const GstCclComponent * gst_ccl_meta_get_component (const GstCclMeta * meta,
     guint index);
+
+GST_CCL_API
+const GstCclComponent * gst_ccl_meta_get_components (const GstCclMeta * meta,
+    guint * n_components);
 
 GST_CCL_API
 const GstCclComponent * gst_ccl_meta_iterate (const GstCclMeta * meta,
