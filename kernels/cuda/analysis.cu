@@ -109,81 +109,118 @@ __device__ __forceinline__ uint32_t dominant_label(const uint32_t (&label)[2]) {
   return column < 32 ? lo : hi;
 }
 
-/// One warp per row segment of kFeatureWindows 64-column windows. Per window: each
-/// run piece's start finds its id (uf_find_id) and every lane takes the id of its
-/// piece's start by __shfl_sync (Hennequin et al. algorithms 5 and 6). The pieces'
-/// closed-form sums are then reduced over the lanes that share an id (__match_any_sync
-/// groups), so a component costs one set of atomics per window half, not per run;
-/// the segment's dominant component is summed in registers and added once at the end.
+/// Per window: each run piece's start finds its id (uf_find_id) and every lane takes
+/// the id of its piece's start by __shfl_sync (Hennequin et al. algorithms 5 and 6).
+/// The pieces' closed-form sums are reduced over the lanes that share an id
+/// (__match_any_sync groups), so a component costs one set of atomics per window half,
+/// not one per run. The window's dominant component is not added at all: lane 0 keeps
+/// its sums while it stays dominant, and warps of a block that end on the same one
+/// combine before the block adds it once. A component covering the frame thus sees a
+/// few atomics per block instead of a few per window.
+/// Warps loop over row segments of kFeatureWindows windows (grid-stride), so the
+/// number of blocks, not of segments, bounds the atomics on a large component.
 template <bool kWriteLabels>
 __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     features_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, uint32_t* out,
                     Component* table, long long tasks, int segments_per_row) {
-  const long long task = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
-  if (task >= tasks) return;
+  __shared__ Moments block_sums[kWindowWarps];
+  __shared__ uint32_t block_ids[kWindowWarps];
   const int lane = threadIdx.x;
-  const int y = int(task / segments_per_row);
-  const int w_begin = int(task % segments_per_row) * kFeatureWindows;
-  const int w_end = min(w_begin + kFeatureWindows, geo.words);
-  const uint64_t* row = mask + size_t(y) * geo.words;
-  const uint32_t row_base = uint32_t(y) * uint32_t(geo.width);
+  const int warp = threadIdx.y;
 
-  Moments hot = Moments::none();
+  Moments hot = Moments::none();  // lane 0: sums of component hot_id so far
   uint32_t hot_id = 0;
-  for (int w = w_begin; w < w_end; ++w) {
-    const uint64_t bits = row[w];
-    const uint32_t x_window = 64u * uint32_t(w);
-    uint32_t id[2] = {0, 0};
-    uint32_t label[2] = {0, 0};
-    if (bits != 0) {
+  const long long stride = (long long)gridDim.x * kWindowWarps;
+  for (long long task = (long long)blockIdx.x * kWindowWarps + warp; task < tasks;
+       task += stride) {
+    const int y = int(task / segments_per_row);
+    const int w_begin = int(task % segments_per_row) * kFeatureWindows;
+    const int w_end = min(w_begin + kFeatureWindows, geo.words);
+    const uint64_t* row = mask + size_t(y) * geo.words;
+    const uint32_t row_base = uint32_t(y) * uint32_t(geo.width);
+    for (int w = w_begin; w < w_end; ++w) {
+      const uint64_t bits = row[w];
+      const uint32_t x_window = 64u * uint32_t(w);
+      uint32_t id[2] = {0, 0};
+      uint32_t label[2] = {0, 0};
+      if (bits != 0) {
 #pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const int c = lane + 32 * k;
-        if (bit(bits, c) && start_distance(bits, c) == 0)
-          id[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+        for (int k = 0; k < 2; ++k) {
+          const int c = lane + 32 * k;
+          if (bit(bits, c) && start_distance(bits, c) == 0)
+            id[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+        }
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+          const int c = lane + 32 * k;
+          const bool fg = bit(bits, c);
+          const int source = fg ? c - start_distance(bits, c) : c;
+          const uint32_t lo = __shfl_sync(kFullWarp, id[0], source & 31);
+          const uint32_t hi = __shfl_sync(kFullWarp, id[1], source & 31);
+          label[k] = fg ? (source < 32 ? lo : hi) : 0;
+        }
+        const uint32_t dominant = dominant_label(label);
+        if (dominant != hot_id) {
+          if (lane == 0 && hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
+          hot = Moments::none();
+          hot_id = dominant;
+        }
+#pragma unroll
+        for (int k = 0; k < 2; ++k) {
+          const unsigned group = __match_any_sync(kFullWarp, id[k]);
+          uint32_t count = 0, sum_c = 0, sum_cc = 0, c_min = 0, c_max = 0;
+          if (id[k] != 0) {
+            const uint32_t c = uint32_t(lane + 32 * k);
+            const uint32_t len = uint32_t(end_distance(bits, int(c)));
+            const WindowRun run = WindowRun::of(c, len);
+            count = __reduce_add_sync(group, run.count);
+            sum_c = __reduce_add_sync(group, run.sum_c);
+            sum_cc = __reduce_add_sync(group, run.sum_cc);
+            c_min = __reduce_min_sync(group, c);
+            c_max = __reduce_max_sync(group, c + len - 1);
+          }
+          const unsigned hot_lanes = __ballot_sync(kFullWarp, id[k] != 0 && id[k] == hot_id);
+          if (hot_lanes) {
+            const int from = __ffs(hot_lanes) - 1;
+            const uint32_t n = __shfl_sync(kFullWarp, count, from);
+            const uint32_t s1 = __shfl_sync(kFullWarp, sum_c, from);
+            const uint32_t s2 = __shfl_sync(kFullWarp, sum_cc, from);
+            const uint32_t lo = __shfl_sync(kFullWarp, c_min, from);
+            const uint32_t hi = __shfl_sync(kFullWarp, c_max, from);
+            if (lane == 0) hot.add(Moments::of_window(x_window, uint32_t(y), n, s1, s2, lo, hi));
+          }
+          if (id[k] != 0 && id[k] != hot_id && lane == __ffs(group) - 1)
+            Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max)
+                .atomic_add_to(table[id[k] - 1]);
+        }
       }
+      if constexpr (kWriteLabels) {
 #pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const int c = lane + 32 * k;
-        const bool fg = bit(bits, c);
-        const int source = fg ? c - start_distance(bits, c) : c;
-        const uint32_t lo = __shfl_sync(kFullWarp, id[0], source & 31);
-        const uint32_t hi = __shfl_sync(kFullWarp, id[1], source & 31);
-        label[k] = fg ? (source < 32 ? lo : hi) : 0;
-      }
-      if (hot_id == 0) hot_id = dominant_label(label);
-#pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const unsigned group = __match_any_sync(kFullWarp, id[k]);
-        if (id[k] == 0) continue;
-        const uint32_t c = uint32_t(lane + 32 * k);
-        const uint32_t len = uint32_t(end_distance(bits, int(c)));
-        const WindowRun run = WindowRun::of(c, len);
-        const uint32_t count = __reduce_add_sync(group, run.count);
-        const uint32_t sum_c = __reduce_add_sync(group, run.sum_c);
-        const uint32_t sum_cc = __reduce_add_sync(group, run.sum_cc);
-        const uint32_t c_min = __reduce_min_sync(group, c);
-        const uint32_t c_max = __reduce_max_sync(group, c + len - 1);
-        if (lane != __ffs(group) - 1) continue;
-        const Moments m =
-            Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max);
-        if (id[k] == hot_id)
-          hot.add(m);
-        else
-          m.atomic_add_to(table[id[k] - 1]);
-      }
-    }
-    if constexpr (kWriteLabels) {
-#pragma unroll
-      for (int k = 0; k < 2; ++k) {
-        const uint32_t x = x_window + uint32_t(lane + 32 * k);
-        if (x < uint32_t(geo.width)) out[row_base + x] = label[k];
+        for (int k = 0; k < 2; ++k) {
+          const uint32_t x = x_window + uint32_t(lane + 32 * k);
+          if (x < uint32_t(geo.width)) out[row_base + x] = label[k];
+        }
       }
     }
   }
-  if (hot_id != 0) {
-    hot.warp_sum();
-    if (lane == 0) hot.atomic_add_to(table[hot_id - 1]);
+
+  if (lane == 0) {
+    block_ids[warp] = hot_id;
+    block_sums[warp] = hot;
+  }
+  __syncthreads();
+  if (lane == 0 && warp == 0) {
+    for (int i = 0; i < kWindowWarps; ++i) {
+      const uint32_t cid = block_ids[i];
+      if (cid == 0) continue;
+      Moments sum = block_sums[i];
+      for (int j = i + 1; j < kWindowWarps; ++j)
+        if (block_ids[j] == cid) {
+          sum.add(block_sums[j]);
+          block_ids[j] = 0;
+        }
+      sum.atomic_add_to(table[cid - 1]);
+    }
   }
 }
 
@@ -232,6 +269,7 @@ __global__ void __launch_bounds__(kWordBlock)
 void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
   publish_blocks_ = std::max(1, 4 * sm_count);
+  feature_blocks_ = unsigned(std::max(1, kFeatureBlocksPerSm * sm_count));
   block_counts_.reserve(count_blocks_ + 1);
   block_offsets_.reserve(count_blocks_ + 1);
   size_t bytes = 0;
@@ -282,7 +320,7 @@ void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t*
   const int segments = (geo.words + kFeatureWindows - 1) / kFeatureWindows;
   const long long tasks = (long long)segments * geo.height;
   const dim3 block(kWarpSize, kWindowWarps);
-  const unsigned blocks = ceil_div(size_t(tasks), kWindowWarps);
+  const unsigned blocks = std::min(ceil_div(size_t(tasks), kWindowWarps), feature_blocks_);
   if (out)
     features_kernel<true><<<blocks, block, 0, stream>>>(geo, mask, labels, out, table_.get(),
                                                         tasks, segments);

@@ -53,6 +53,7 @@ class Analysis {
  private:
   unsigned count_blocks_ = 0;
   int publish_blocks_ = 1;
+  unsigned feature_blocks_ = 1;
   DeviceBuffer<uint32_t> block_counts_;
   DeviceBuffer<uint32_t> block_offsets_;
   DeviceBuffer<uint8_t> scan_temp_;
