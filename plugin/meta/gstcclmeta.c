@@ -14,11 +14,14 @@
  * area, first and second raw moments and centroid, the threshold level used,
  * the algorithm, the connectivity and the GPU time of the frame.
  *
- * The meta survives buffer copies. When a downstream element scales the
- * frame (videoscale, videoconvertscale), bounding boxes, centroids and moments
- * are mapped into the new frame: boxes grow outward to whole pixels, the area
- * scales with the pixel count, and the second moments are rebuilt from the
- * scaled covariance so that orientation and axis lengths follow the scaling.
+ * The meta survives buffer copies and elements that keep the frame's
+ * geometry (queue, tee, videoconvert, videorate, ...). When a downstream
+ * element scales the frame (videoscale, videoconvertscale), bounding boxes,
+ * centroids and moments are mapped into the new frame: boxes grow outward to
+ * whole pixels, the area scales with the pixel count, and the second moments
+ * are rebuilt from the scaled covariance so that orientation and axis lengths
+ * follow the scaling. Elements that crop, pad, flip or rotate the frame
+ * (videocrop, videobox, videoflip) drop it, as do copies of a byte range.
  *
  * |[<!-- language="C" -->
  * GstCclMeta *meta = gst_ccl_meta_get (buffer);
@@ -292,6 +295,18 @@ scale_component (const GstCclComponent * in, gdouble sx, gdouble sy,
 }
 
 static gboolean
+copy_meta (GstBuffer * dest, const GstCclMeta * src)
+{
+  GstCclMeta *dst = gst_ccl_meta_add (dest, src->width, src->height,
+      src->total_count, src->components, src->n_components);
+
+  if (!dst)
+    return FALSE;
+  copy_fields (dst, src);
+  return TRUE;
+}
+
+static gboolean
 gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     GQuark type, gpointer data)
 {
@@ -304,12 +319,7 @@ gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     /* A byte range of a frame has no pixel geometry the components refer to. */
     if (copy->region)
       return FALSE;
-    dst = gst_ccl_meta_add (dest, src->width, src->height, src->total_count,
-        src->components, src->n_components);
-    if (!dst)
-      return FALSE;
-    copy_fields (dst, src);
-    return TRUE;
+    return copy_meta (dest, src);
   }
 
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
@@ -323,6 +333,10 @@ gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
 
     if (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0)
       return FALSE;
+    /* videoconvert and friends call this with an unchanged size: keep the
+     * integer moments exact instead of rebuilding them. */
+    if (in_w == out_w && in_h == out_h)
+      return copy_meta (dest, src);
     sx = (gdouble) out_w / in_w;
     sy = (gdouble) out_h / in_h;
     new_w = MAX (1, (guint) gst_util_uint64_scale_round (src->width, out_w,
