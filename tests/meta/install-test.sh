@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The metadata library as an application sees it once installed: meson install into a
+# scratch DESTDIR, then the C example compiled with `pkg-config --cflags --libs
+# gstreamer-ccl-1.0` against the staged files and run through the installed plugin,
+# and the installed typelib loaded from Python. Prints TAP, one case per check.
+#
+#   install-test.sh BUILD_DIR EXAMPLE_C [PYTHON]
+#
+# The staged .pc file still names the configured prefix (DESTDIR only moves the
+# files), so pkg-config evaluates it with prefix set to DESTDIR/prefix; the
+# packages it requires are looked up unchanged from the system.
+set -uo pipefail
+
+build=$1
+example=$2
+python=${3:-/usr/bin/python3}
+stage=$(mktemp -d "${TMPDIR:-/tmp}/ccl-install.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+  n=$((n + 1)); failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -z "${2:-}" ] || sed 's/^/# /' <<<"$2"
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# check NAME COMMAND...: one case from a command's status, its output shown on failure.
+check() {
+  local name=$1 out
+  shift
+  if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+
+echo "1..9"
+
+if out=$(meson install -C "$build" --destdir "$stage/root" --no-rebuild 2>&1); then
+  ok "meson install into a scratch DESTDIR"
+else
+  not_ok "meson install into a scratch DESTDIR" "$(tail -n 20 <<<"$out")"
+  for i in $(seq 2 9); do skip "installed check $i" "nothing was installed"; done
+  exit 1
+fi
+
+pc=$(find "$stage/root" -name gstreamer-ccl-1.0.pc | head -n 1)
+if [ -z "$pc" ]; then
+  not_ok "gstreamer-ccl-1.0.pc is installed"
+  for i in $(seq 3 9); do skip "installed check $i" "no pkg-config file"; done
+  exit 1
+fi
+ok "gstreamer-ccl-1.0.pc is installed (${pc#"$stage/root"})"
+
+pcdir=$(dirname "$pc")
+prefix=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=prefix gstreamer-ccl-1.0)
+staged_prefix="$stage/root$prefix"
+ccl_pc() { PKG_CONFIG_PATH=$pcdir pkg-config --define-variable=prefix="$staged_prefix" "$@"; }
+libdir=$(ccl_pc --variable=libdir gstreamer-ccl-1.0)
+includedir=$(ccl_pc --variable=includedir gstreamer-ccl-1.0)
+
+missing=""
+for f in "$includedir/gstreamer-1.0/gst/ccl/gstcclmeta.h" \
+         "$includedir/gstreamer-1.0/gst/ccl/ccl-prelude.h" \
+         "$libdir/libgstccl-1.0.so" "$libdir/libgstccl-1.0.so.0"; do
+  [ -e "$f" ] || missing+=" ${f#"$stage/root"}"
+done
+if [ -z "$missing" ] && ! grep -q "$(cd "$build" && pwd)" "$pc"; then
+  ok "headers and library under the pkg-config file's prefix, no build paths in it"
+else
+  not_ok "headers and library under the pkg-config file's prefix, no build paths in it" \
+    "missing:${missing:- none}; $(cat "$pc")"
+fi
+
+# Our own flags from the staged file (the relocated prefix must not reach the
+# packages it requires: pkgconf's traversal depth that stops at the named package
+# differs between versions), those of the packages it requires from the system.
+requires=$(ccl_pc --print-requires gstreamer-ccl-1.0 | awk '{ print $1 }' | xargs)
+own=""
+for depth in 1 2; do
+  own=$(ccl_pc --maximum-traverse-depth=$depth --cflags --libs gstreamer-ccl-1.0)
+  [[ "$own" == *-lgstccl-1.0* ]] && break
+done
+# shellcheck disable=SC2086
+flags="$own $(pkg-config --cflags --libs $requires)"
+exe="$stage/ccl-meta-print"
+# shellcheck disable=SC2086
+check "the C example compiles against the installed files ($requires)" \
+  cc -Wall -Wextra -Wno-unused-parameter -Werror -o "$exe" "$example" $flags -lm
+
+plugin=$(find "$stage/root" -name libgstcudaccl.so | head -n 1)
+run_env=(env "LD_LIBRARY_PATH=$libdir" "GST_PLUGIN_PATH=${plugin%/*}"
+         "GST_REGISTRY=$stage/registry.bin" "GI_TYPELIB_PATH=$libdir/girepository-1.0")
+if [ -x "$exe" ] && [ -n "$plugin" ]; then
+  out=$("${run_env[@]}" "$exe" --backend cpu --frames 5 2>&1)
+  if [ $? -eq 0 ] && grep -q "^5 frames$" <<<"$out" && grep -q "^frame    4 .*components" <<<"$out"; then
+    ok "the installed C example prints 5 frames through the installed plugin"
+  else
+    not_ok "the installed C example prints 5 frames through the installed plugin" "$out"
+  fi
+  linked=$("${run_env[@]}" ldd "$exe" | awk '/libgstccl-1.0/ { print $3 }')
+  if [ "$(readlink -f "$linked")" = "$(readlink -f "$libdir/libgstccl-1.0.so.0")" ]; then
+    ok "the example loads the installed libgstccl-1.0"
+  else
+    not_ok "the example loads the installed libgstccl-1.0" "ldd: $linked"
+  fi
+else
+  skip "the installed C example prints 5 frames through the installed plugin" \
+    "no example binary or no installed plugin"
+  skip "the example loads the installed libgstccl-1.0" "no example binary"
+fi
+
+gir=$(find "$stage/root" -name GstCcl-1.0.gir | head -n 1)
+typelib=$(find "$stage/root" -name GstCcl-1.0.typelib | head -n 1)
+if [ -z "$typelib" ]; then
+  skip "GstCcl-1.0.gir and .typelib are installed" "built without introspection"
+  skip "Python loads the installed typelib" "built without introspection"
+  skip "Python reads a meta through the installed typelib" "built without introspection"
+  exit $((failed > 0))
+fi
+if [ -n "$gir" ] && [ "${typelib%/*}" = "$libdir/girepository-1.0" ] &&
+   grep -q '<package name="gstreamer-ccl-1.0"/>' "$gir"; then
+  ok "GstCcl-1.0.gir and .typelib are installed (${typelib#"$stage/root"})"
+else
+  not_ok "GstCcl-1.0.gir and .typelib are installed" "gir: $gir; typelib: $typelib"
+fi
+
+if ! "$python" -c 'import gi' 2>/dev/null; then
+  skip "Python loads the installed typelib" "no PyGObject for $python"
+  skip "Python reads a meta through the installed typelib" "no PyGObject for $python"
+  exit $((failed > 0))
+fi
+# shellcheck disable=SC2016
+check "Python loads the installed typelib" "${run_env[@]}" "$python" -c '
+import sys, gi
+gi.require_version("GIRepository", "2.0")
+gi.require_version("GstCcl", "1.0")
+from gi.repository import GIRepository, GstCcl
+path = GIRepository.Repository.get_default().get_typelib_path("GstCcl")
+sys.exit(0 if path == sys.argv[1] else "typelib loaded from %s" % path)
+' "$typelib"
+check "Python reads a meta through the installed typelib" "${run_env[@]}" "$python" -c '
+import gi
+gi.require_version("Gst", "1.0")
+gi.require_version("GstCcl", "1.0")
+from gi.repository import Gst, GstCcl
+Gst.init(None)
+c = GstCcl.Component()
+c.label, c.area, c.sum_x, c.sum_y = 1, 4, 10, 6
+buf = Gst.Buffer.new()
+GstCcl.Meta.add(buf, 8, 8, 1, [c])
+m = GstCcl.buffer_get_meta(buf)
+assert (m.width, m.total_count, m.n_components) == (8, 1, 1), (m.width, m.n_components)
+assert m.get_component(0).get_centroid() == (2.5, 1.5)
+'
+exit $((failed > 0))
