@@ -24,6 +24,25 @@
  * |[
  * gst-launch-1.0 -m videotestsrc num-buffers=3 ! cudaccl post-messages=true ! fakesink
  * ]| Prints the components of three frames on the bus.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudaccl overlay=boxes ! cudadownload ! autovideosink
+ * ]| Labels decoded frames where the decoder left them, in GPU memory.
+ *
+ * ## CUDA memory
+ *
+ * Both pads take `video/x-raw(memory:CUDAMemory)` as well as system memory, and
+ * offer CUDA memory first, so that neighbours able to do both (cudaupload,
+ * cudadownload, nvh264dec) keep the frames on the GPU. The element shares the
+ * pipeline's #GstCudaContext with its neighbours through #GstContext queries and
+ * messages (creating one on #GstCudaCcl:cuda-device-id when nobody has one yet),
+ * labels and draws every frame inside it, and reads and writes GstCudaMemory of
+ * that context in place: no copy of the image is made. It proposes a CUDA buffer
+ * pool of the context to upstream when downstream offers none.
+ *
+ * With `backend=cpu`, or when `backend=auto` fell back to the CPU, only system
+ * memory is accepted: the CPU backend would otherwise download, and possibly
+ * upload again, every frame behind the user's back. Put cudadownload before
+ * cudaccl to label CUDA frames on the CPU.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -33,6 +52,8 @@
 #include "gstcudaccl.h"
 
 #include <gst/video/gstvideometa.h>
+
+#include "cudacontext.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define GST_CAT_DEFAULT gst_cuda_ccl_debug
@@ -74,15 +95,20 @@ enum
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
 
+/* CUDA memory first: the order that negotiation prefers. */
+#define CCL_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (CCL_CAPS_FEATURE_CUDA_MEMORY, CCL_FORMATS) \
+    "; " GST_VIDEO_CAPS_MAKE (CCL_FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CCL_FORMATS)));
+    GST_STATIC_CAPS (CCL_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (CCL_FORMATS)));
+    GST_STATIC_CAPS (CCL_CAPS));
 
 #define GST_TYPE_CUDA_CCL_BACKEND (gst_cuda_ccl_backend_get_type ())
 static GType
@@ -175,16 +201,27 @@ G_DEFINE_TYPE (GstCudaCcl, gst_cuda_ccl, GST_TYPE_VIDEO_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudaccl, "cudaccl", GST_RANK_NONE,
     GST_TYPE_CUDA_CCL);
 
+static void gst_cuda_ccl_dispose (GObject * object);
 static void gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_ccl_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
+static void gst_cuda_ccl_set_context (GstElement * element,
+    GstContext * context);
 static gboolean gst_cuda_ccl_start (GstBaseTransform * trans);
 static gboolean gst_cuda_ccl_stop (GstBaseTransform * trans);
 static GstFlowReturn gst_cuda_ccl_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf);
 static gboolean gst_cuda_ccl_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
+static GstCaps *gst_cuda_ccl_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cuda_ccl_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
+static gboolean gst_cuda_ccl_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static gboolean gst_cuda_ccl_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
@@ -199,6 +236,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
+  gobject_class->dispose = gst_cuda_ccl_dispose;
   gobject_class->set_property = gst_cuda_ccl_set_property;
   gobject_class->get_property = gst_cuda_ccl_get_property;
 
@@ -211,7 +249,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to label on (-1: the default device)", -1, G_MAXINT16,
+          "CUDA device to label on (-1: the device of the CUDA context that "
+          "neighbouring CUDA elements share, else device 0)", -1, G_MAXINT16,
           DEFAULT_CUDA_DEVICE_ID, PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_ALGORITHM,
       g_param_spec_enum ("algorithm", "Algorithm",
@@ -281,12 +320,19 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       "centroids as metadata, optionally drawing them",
       "cudaccl developers");
 
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_context);
+
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_ccl_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_ccl_stop);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cuda_ccl_transform_ip);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_caps);
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_transform_caps);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_accept_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_ccl_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_ccl_propose_allocation);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_info);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_BACKEND, 0);
@@ -317,6 +363,19 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   /* Always in place: the output is the input buffer, with metadata added and
    * the overlay drawn into it. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  /* Input and output caps are always equal, so "passthrough caps first" would
+   * only let downstream's order override ours (CUDA memory first). */
+  gst_base_transform_set_prefer_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_cuda_ccl_dispose (GObject * object)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (object);
+
+  /* A context may have come through set_context without a start(). */
+  gst_clear_object (&self->cuda_context);
+  G_OBJECT_CLASS (parent_class)->dispose (object);
 }
 
 static void
@@ -421,12 +480,84 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+static void
+gst_cuda_ccl_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Takes the pipeline's CUDA context when it is on our device and we have
+   * none yet; start() then shares it instead of creating one. */
+  ccl_cuda_context_handle_set_context (element, context, device_id,
+      &self->cuda_context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* Calls of a CUDA backend run inside the element's GstCudaContext: the CUDA
+ * runtime works in whichever context is current on the thread. */
+static gboolean
+gst_cuda_ccl_enter (GstCudaCcl * self)
+{
+  return !self->on_cuda || ccl_cuda_context_push (self->cuda_context);
+}
+
+static void
+gst_cuda_ccl_leave (GstCudaCcl * self)
+{
+  if (self->on_cuda)
+    ccl_cuda_context_pop ();
+}
+
+/* The CUDA backend in the pipeline's CUDA context (shared with the neighbours,
+ * or created on device_id); NULL with the reason in *why otherwise. */
+static CclBackend *
+gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, gchar ** why)
+{
+  gboolean shared = self->cuda_context != NULL;
+  gchar *context_why = NULL;
+  CclBackend *backend = NULL;
+  gint context_device;
+
+  if (!ccl_cuda_context_ensure (GST_ELEMENT (self), device_id,
+          &self->cuda_context, &context_why)) {
+    /* The engine names a missing driver or device best; the context's own
+     * failure only when the engine sees nothing wrong. */
+    if (ccl_backend_cuda_usable (device_id, why))
+      *why = context_why;
+    else
+      g_free (context_why);
+    return NULL;
+  }
+
+  context_device = ccl_cuda_context_get_device_id (self->cuda_context);
+  if (!ccl_cuda_context_push (self->cuda_context)) {
+    *why = g_strdup_printf ("could not make the CUDA context of device %d "
+        "current", context_device);
+  } else {
+    if (ccl_backend_cuda_usable (context_device, why))
+      backend = ccl_backend_new (CCL_BACKEND_CUDA, context_device, why);
+    ccl_cuda_context_pop ();
+  }
+
+  if (!backend) {
+    gst_clear_object (&self->cuda_context);
+    return NULL;
+  }
+  GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT " on device %d, %s",
+      self->cuda_context, context_device,
+      shared ? "shared with the pipeline" : "found or created at start");
+  return backend;
+}
+
 static gboolean
 gst_cuda_ccl_start (GstBaseTransform * trans)
 {
   GstCudaCcl *self = GST_CUDA_CCL (trans);
   GstCudaCclBackend choice;
-  CclBackendKind kind = CCL_BACKEND_CPU;
   gint device_id;
   gchar *why = NULL, *error = NULL;
 
@@ -435,51 +566,39 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   device_id = self->cuda_device_id;
   GST_OBJECT_UNLOCK (self);
 
-  switch (choice) {
-    case GST_CUDA_CCL_BACKEND_CPU:
-      kind = CCL_BACKEND_CPU;
-      break;
-    case GST_CUDA_CCL_BACKEND_CUDA:
-      if (!ccl_backend_cuda_usable (device_id, &why)) {
-        GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-            ("backend=cuda, but CUDA device %d is not usable", device_id),
-            ("%s", why));
-        g_free (why);
-        return FALSE;
-      }
-      kind = CCL_BACKEND_CUDA;
-      break;
-    case GST_CUDA_CCL_BACKEND_AUTO:
-      if (ccl_backend_cuda_usable (device_id, &why)) {
-        kind = CCL_BACKEND_CUDA;
-      } else {
-        kind = CCL_BACKEND_CPU;
-        if (!self->warned_fallback) {
-          GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-              ("No usable CUDA device, labeling on the CPU"), ("%s", why));
-          self->warned_fallback = TRUE;
-        }
-        g_free (why);
-      }
-      break;
-  }
+  if (choice != GST_CUDA_CCL_BACKEND_CPU)
+    self->backend = gst_cuda_ccl_open_cuda (self, device_id, &why);
 
-  self->backend = ccl_backend_new (kind, device_id, &error);
-  if (!self->backend && choice == GST_CUDA_CCL_BACKEND_AUTO) {
-    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-        ("The CUDA backend failed to start, labeling on the CPU"), ("%s",
-            error));
-    g_clear_pointer (&error, g_free);
-    kind = CCL_BACKEND_CPU;
-    self->backend = ccl_backend_new (kind, device_id, &error);
-  }
-  if (!self->backend) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not start the %s backend",
-            kind == CCL_BACKEND_CUDA ? "cuda" : "cpu"), ("%s", error));
-    g_free (error);
+  if (!self->backend && choice == GST_CUDA_CCL_BACKEND_CUDA) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("backend=cuda, but CUDA device %d is not usable", device_id),
+        ("%s", why));
+    g_free (why);
     return FALSE;
   }
+  if (!self->backend && choice == GST_CUDA_CCL_BACKEND_AUTO &&
+      !self->warned_fallback) {
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("No usable CUDA device, labeling on the CPU"), ("%s", why));
+    self->warned_fallback = TRUE;
+  }
+  g_clear_pointer (&why, g_free);
+
+  if (!self->backend) {
+    self->backend = ccl_backend_new (CCL_BACKEND_CPU, device_id, &error);
+    if (!self->backend) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not start the cpu backend"), ("%s", error));
+      g_free (error);
+      return FALSE;
+    }
+  }
+
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  self->on_cuda = ccl_backend_get_kind (self->backend) == CCL_BACKEND_CUDA;
+  GST_OBJECT_UNLOCK (self);
+  self->warned_foreign_memory = FALSE;
   GST_INFO_OBJECT (self, "labeling with the %s backend",
       ccl_backend_get_name (self->backend));
   return TRUE;
@@ -489,8 +608,195 @@ static gboolean
 gst_cuda_ccl_stop (GstBaseTransform * trans)
 {
   GstCudaCcl *self = GST_CUDA_CCL (trans);
+  gboolean entered;
 
-  g_clear_pointer (&self->backend, ccl_backend_free);
+  if (self->backend) {
+    /* Device memory, streams and events are freed in the context they were
+     * made in. */
+    entered = gst_cuda_ccl_enter (self);
+    g_clear_pointer (&self->backend, ccl_backend_free);
+    if (entered)
+      gst_cuda_ccl_leave (self);
+  }
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  self->on_cuda = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&self->cuda_context);
+  return TRUE;
+}
+
+static gboolean
+caps_have_cuda_memory (GstCaps * caps, guint index)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, index);
+
+  return features && !gst_caps_features_is_any (features) &&
+      gst_caps_features_contains (features, CCL_CAPS_FEATURE_CUDA_MEMORY);
+}
+
+/* Whether CUDA memory caps can be labeled: never with backend=cpu; once
+ * started, only on the CUDA backend (auto may have fallen back to the CPU);
+ * before start, as far as the backend property tells. */
+static gboolean
+gst_cuda_ccl_takes_cuda_memory (GstCudaCcl * self, const gchar ** why)
+{
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  if (self->backend_choice == GST_CUDA_CCL_BACKEND_CPU) {
+    ok = FALSE;
+    *why = "backend=cpu labels system memory only (put cudadownload before "
+        "cudaccl to label CUDA frames on the CPU)";
+  } else if (self->started && !self->on_cuda) {
+    ok = FALSE;
+    *why = "labeling on the CPU (no usable CUDA device), which takes system "
+        "memory only";
+  } else {
+    ok = TRUE;
+    *why = NULL;
+  }
+  GST_OBJECT_UNLOCK (self);
+  return ok;
+}
+
+/* In place, so the other pad has the same caps, memory feature included. CUDA
+ * memory is listed first: a neighbour that can do both then picks it, and the
+ * frames stay on the GPU. */
+static GstCaps *
+gst_cuda_ccl_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+  GstCaps *cuda, *system, *result;
+  const gchar *why;
+  gboolean takes_cuda = gst_cuda_ccl_takes_cuda_memory (self, &why);
+  guint i, dropped = 0;
+
+  if (gst_caps_is_any (caps)) {
+    result = gst_caps_ref (caps);
+  } else {
+    cuda = gst_caps_new_empty ();
+    system = gst_caps_new_empty ();
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      f = f ? gst_caps_features_copy (f) : NULL;
+      if (!caps_have_cuda_memory (caps, i))
+        gst_caps_append_structure_full (system, s, f);
+      else if (takes_cuda)
+        gst_caps_append_structure_full (cuda, s, f);
+      else {
+        gst_structure_free (s);
+        if (f)
+          gst_caps_features_free (f);
+        dropped++;
+      }
+    }
+    if (dropped)
+      GST_DEBUG_OBJECT (self, "leaving out %u CUDA memory structure(s): %s",
+          dropped, why);
+    gst_caps_append (cuda, system);
+    result = cuda;
+  }
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (result, filter,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, result);
+  return result;
+}
+
+/* The default check falls back on the pad template (both memories) when a pad
+ * has no peer, so the CUDA memory refusal is repeated here. */
+static gboolean
+gst_cuda_ccl_accept_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+  const gchar *why;
+  guint i;
+
+  if (!gst_cuda_ccl_takes_cuda_memory (self, &why)) {
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      if (caps_have_cuda_memory (caps, i)) {
+        GST_DEBUG_OBJECT (self, "refusing %" GST_PTR_FORMAT ": %s", caps, why);
+        return FALSE;
+      }
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans,
+      direction, caps);
+}
+
+static gboolean
+gst_cuda_ccl_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      ccl_cuda_context_handle_query (GST_ELEMENT (self), query,
+          self->cuda_context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+/* In place: upstream's buffers are the ones that go downstream, so the query
+ * is downstream's to answer (the parent forwards it). For CUDA memory the
+ * first pool must allocate in our context, or every frame would be read from
+ * another context's memory: when downstream offered none, or one of another
+ * context, ours goes first. (decide_allocation never runs for an element that
+ * always works in place.) */
+static gboolean
+gst_cuda_ccl_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+  GstBufferPool *pool = NULL;
+  GstCaps *caps = NULL;
+  guint size = 0, min = 0, max = 0;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    GST_DEBUG_OBJECT (self, "downstream did not answer the allocation query");
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps)
+    return FALSE;
+  if (!self->on_cuda || !self->cuda_context || gst_caps_is_empty (caps) ||
+      !caps_have_cuda_memory (caps, 0))
+    return TRUE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (ccl_cuda_context_is_pool_of (pool, self->cuda_context)) {
+      GST_DEBUG_OBJECT (self, "downstream proposed a CUDA pool of our context");
+      gst_object_unref (pool);
+      return TRUE;
+    }
+    gst_clear_object (&pool);
+  }
+
+  pool = ccl_cuda_context_new_pool (self->cuda_context, caps, &size);
+  if (!pool) {
+    GST_WARNING_OBJECT (self, "could not configure a CUDA buffer pool for %"
+        GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  GST_DEBUG_OBJECT (self, "proposing CUDA buffer pool %" GST_PTR_FORMAT
+      " (buffers of %u bytes)", pool, size);
+  gst_object_unref (pool);
   return TRUE;
 }
 
@@ -500,10 +806,18 @@ static gboolean
 gst_cuda_ccl_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
   GstStructure *s = gst_caps_get_structure (incaps, 0);
   gint width = 0, height = 0;
   gint64 pixels;
+  const gchar *why;
 
+  if (caps_have_cuda_memory (incaps, 0) &&
+      !gst_cuda_ccl_takes_cuda_memory (self, &why)) {
+    GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT ": %s", incaps,
+        why);
+    return FALSE;
+  }
   if (gst_structure_get_int (s, "width", &width) &&
       gst_structure_get_int (s, "height", &height)) {
     pixels = (gint64) width * height;
@@ -528,6 +842,7 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   gint width = GST_VIDEO_INFO_WIDTH (in_info);
   gint height = GST_VIDEO_INFO_HEIGHT (in_info);
   gchar *error = NULL;
+  gboolean configured;
 
   if (!ccl_backend_supports_format (GST_VIDEO_INFO_FORMAT (in_info))) {
     GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT
@@ -539,7 +854,14 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GST_WARNING_OBJECT (self, "caps set before start");
     return FALSE;
   }
-  if (!ccl_backend_configure (self->backend, in_info, &error)) {
+  if (!gst_cuda_ccl_enter (self)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
+    return FALSE;
+  }
+  configured = ccl_backend_configure (self->backend, in_info, &error);
+  gst_cuda_ccl_leave (self);
+  if (!configured) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not prepare the %s backend for %dx%d %s frames",
             ccl_backend_get_name (self->backend), width, height,
@@ -547,8 +869,9 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
-  GST_DEBUG_OBJECT (self, "configured for %dx%d %s", width, height,
-      GST_VIDEO_INFO_NAME (in_info));
+  GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
+      GST_VIDEO_INFO_NAME (in_info), caps_have_cuda_memory (incaps, 0) ?
+      "CUDA memory" : "system memory");
   return TRUE;
 }
 
@@ -655,15 +978,41 @@ post_frame_message (GstCudaCcl * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Whether buf can be labeled where it is, on the GPU: GstCudaMemory of the
+ * element's own context (memory of another context cannot be read there, so it
+ * goes through a host mapping, with one warning). */
+static gboolean
+gst_cuda_ccl_frame_on_device (GstCudaCcl * self, GstBuffer * buf)
+{
+  GstObject *memory_context;
+
+  if (!self->on_cuda)
+    return FALSE;
+  memory_context = ccl_cuda_context_of_buffer (buf);
+  if (!memory_context || memory_context == self->cuda_context)
+    return memory_context != NULL;
+  if (!self->warned_foreign_memory) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("Frames in CUDA memory of another CUDA context: copying each through "
+            "host memory"), ("memory context %" GST_PTR_FORMAT ", ours %"
+            GST_PTR_FORMAT " (is cuda-device-id set to another device than the "
+            "upstream element's?)", memory_context, self->cuda_context));
+    self->warned_foreign_memory = TRUE;
+  }
+  return FALSE;
+}
+
 static GstFlowReturn
 gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstCudaCcl *self = GST_CUDA_CCL (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstClockTime t0 = gst_util_get_timestamp ();
   GstVideoFrame frame;
+  GstMapFlags flags;
   CclSettings settings;
   CclReport report = { 0, };
-  gboolean roi_meta, post_messages, ok;
+  gboolean roi_meta, post_messages, on_device, ok;
   GstCclMeta *meta;
   gchar *error = NULL;
 
@@ -677,15 +1026,29 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
 
   /* Metadata alone needs no write access: mapping for reading keeps memory
-   * shared with other buffers from being copied. */
-  if (!gst_video_frame_map (&frame, &filter->in_info, buf,
-          settings.overlay ? GST_MAP_READWRITE : GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        ("%s mapping failed", settings.overlay ? "read/write" : "read"));
+   * shared with other buffers from being copied. GST_MAP_CUDA maps CUDA memory
+   * to its device address, so nothing is copied to or from the host. */
+  on_device = gst_cuda_ccl_frame_on_device (self, buf);
+  flags = settings.overlay ? GST_MAP_READWRITE : GST_MAP_READ;
+  if (on_device)
+    flags |= ccl_cuda_context_map_flag ();
+
+  if (!gst_cuda_ccl_enter (self)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
   }
-  ok = ccl_backend_process (self->backend, &frame, &settings, &report, &error);
+  if (!gst_video_frame_map (&frame, &filter->in_info, buf, flags)) {
+    gst_cuda_ccl_leave (self);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
+        ("%s%s mapping failed", settings.overlay ? "read/write" : "read",
+            on_device ? " CUDA" : ""));
+    return GST_FLOW_ERROR;
+  }
+  ok = ccl_backend_process (self->backend, &frame, on_device, &settings,
+      &report, &error);
   gst_video_frame_unmap (&frame);
+  gst_cuda_ccl_leave (self);
 
   if (!ok) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -694,11 +1057,6 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     g_free (error);
     return GST_FLOW_ERROR;
   }
-
-  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "
-      "threshold %u, GPU %" G_GUINT64_FORMAT " ns",
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), report.total_count,
-      report.n_components, report.threshold, report.gpu_time);
 
   meta = gst_ccl_meta_add (buf, GST_VIDEO_INFO_WIDTH (&filter->in_info),
       GST_VIDEO_INFO_HEIGHT (&filter->in_info), report.total_count,
@@ -712,6 +1070,14 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     add_roi_metas (buf, &report);
   if (post_messages)
     post_frame_message (self, buf, &filter->in_info, &report);
+
+  /* wall: this call, on the CPU, from entry to here (GPU waits included). */
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "
+      "threshold %u, %s memory, GPU %" G_GUINT64_FORMAT " ns, wall %"
+      G_GUINT64_FORMAT " ns", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+      report.total_count, report.n_components, report.threshold,
+      on_device ? "CUDA" : "host", report.gpu_time,
+      gst_util_get_timestamp () - t0);
 
   return GST_FLOW_OK;
 }

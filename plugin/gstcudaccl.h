@@ -75,9 +75,17 @@ struct _GstCudaCcl {
   gboolean roi_meta;
   gboolean post_messages;
 
+  /* The pipeline's GstCudaContext (see cudacontext.h): taken from a GstContext
+   * or created in start(), dropped in stop(). The CUDA backend lives in it. */
+  GstObject *cuda_context;
+
   /* streaming state */
   CclBackend *backend;
   gboolean warned_fallback;
+  gboolean warned_foreign_memory;
+  /* under the object lock: started, and whether CUDA memory can be labeled */
+  gboolean started;
+  gboolean on_cuda;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (cudaccl);

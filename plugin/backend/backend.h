@@ -18,14 +18,17 @@ class Backend {
   /// Sizes scratch memory for frames of this format and size (every caps change).
   virtual void configure(PixelFormat format, int width, int height) = 0;
 
-  /// Labels the host frame (threshold, labels, features) into out (no label image).
+  /// Labels the frame (threshold, labels, features) into out (no label image). The
+  /// frame is in host memory, or for the CUDA backend possibly in device memory of
+  /// the current context (frame.space), where it is read in place.
   /// keep_labels: draw() follows and needs the label image; with_planes: it also
-  /// needs every plane of the frame (the CUDA backend uploads them).
+  /// needs every plane of the frame (the CUDA backend uploads those of host frames).
   virtual void label(const ImageView& frame, const Options& options, bool keep_labels,
                      bool with_planes, Result& out) = 0;
 
   /// Draws the overlay of the last labeled frame into `frame` (the same frame).
-  /// Writes the frame's memory only once everything else succeeded.
+  /// Writes a host frame's memory only once everything else succeeded; a device
+  /// frame is drawn in place and complete when this returns.
   virtual void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
                     uint32_t alpha256) = 0;
 

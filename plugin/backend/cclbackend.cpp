@@ -17,6 +17,7 @@ static_assert(CCL_OVERLAY_FILL == ccl::overlay::kFill && CCL_OVERLAY_BOXES == cc
               "the element's overlay flags are the drawing code's");
 
 struct _CclBackend {
+  CclBackendKind kind;
   std::unique_ptr<ccl::plugin::Backend> impl;
   ccl::Result result;
   ccl::plugin::Selection selection;
@@ -80,6 +81,7 @@ gboolean ccl_backend_cuda_usable(gint device_id, gchar** why) {
 
 CclBackend* ccl_backend_new(CclBackendKind kind, gint device_id, gchar** error) {
   auto backend = std::make_unique<CclBackend>();
+  backend->kind = kind;
   if (!guarded(error, [&] {
         backend->impl = kind == CCL_BACKEND_CUDA ? ccl::plugin::make_cuda_backend(device_id)
                                                  : ccl::plugin::make_cpu_backend();
@@ -92,6 +94,8 @@ void ccl_backend_free(CclBackend* backend) { delete backend; }
 
 const gchar* ccl_backend_get_name(const CclBackend* backend) { return backend->impl->name(); }
 
+CclBackendKind ccl_backend_get_kind(const CclBackend* backend) { return backend->kind; }
+
 gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, gchar** error) {
   return guarded(error, [&] {
     PixelFormat format;
@@ -102,7 +106,7 @@ gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, gc
   });
 }
 
-gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame,
+gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean device_memory,
                              const CclSettings* settings, CclReport* report, gchar** error) {
   return guarded(error, [&] {
     ccl::ImageView view;
@@ -110,7 +114,9 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame,
       throw ccl::Error("unsupported frame format");
     view.width = GST_VIDEO_FRAME_WIDTH(frame);
     view.height = GST_VIDEO_FRAME_HEIGHT(frame);
-    view.space = ccl::MemorySpace::Host;
+    view.space = device_memory ? ccl::MemorySpace::Device : ccl::MemorySpace::Host;
+    if (device_memory && backend->kind != CCL_BACKEND_CUDA)
+      throw ccl::Error("a frame in CUDA memory reached the cpu backend");
     for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame) && p < 3; ++p) {
       view.planes[p] = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
       view.strides[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, p));

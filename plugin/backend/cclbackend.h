@@ -62,8 +62,11 @@ gboolean ccl_backend_supports_format (GstVideoFormat format);
  * FALSE with the reason in *why (free with g_free). */
 gboolean ccl_backend_cuda_usable (gint device_id, gchar ** why);
 
+/* A CUDA backend works in the CUDA context current on the calling thread (the
+ * element's GstCudaContext): create, configure, process and free it there. */
 CclBackend *ccl_backend_new (CclBackendKind kind, gint device_id,
     gchar ** error);
+CclBackendKind ccl_backend_get_kind (const CclBackend * backend);
 void ccl_backend_free (CclBackend * backend);
 const gchar *ccl_backend_get_name (const CclBackend * backend);
 
@@ -72,10 +75,14 @@ gboolean ccl_backend_configure (CclBackend * backend, const GstVideoInfo * info,
     gchar ** error);
 
 /* Labels the mapped frame and, when settings->overlay asks for it, draws the
- * overlay into it (the frame must then be mapped writable). On failure returns
- * FALSE with a message in *error and leaves the frame's pixels untouched. */
+ * overlay into it (the frame must then be mapped writable). device_memory: the
+ * frame was mapped with GST_MAP_CUDA, so its plane pointers are device
+ * addresses in the current CUDA context (CUDA backend only; labeled and drawn
+ * where they are, no copy). On failure returns FALSE with a message in *error;
+ * a host frame's pixels are then untouched. */
 gboolean ccl_backend_process (CclBackend * backend, GstVideoFrame * frame,
-    const CclSettings * settings, CclReport * report, gchar ** error);
+    gboolean device_memory, const CclSettings * settings, CclReport * report,
+    gchar ** error);
 
 G_END_DECLS
 

@@ -1,7 +1,12 @@
-// The CUDA backend: the engine on the element's own stream. Per frame it stages the
-// luma plane (every plane when an overlay will be drawn) through pinned memory,
-// labels on the device, brings back the component table only, and when the overlay
-// changes pixels draws it on the device and downloads the planes it changed.
+// The CUDA backend: the engine on the element's own stream, in the CUDA context that
+// is current on the calling thread (the element pushes its GstCudaContext around
+// every call, so scratch, stream and events all live in that context).
+//
+// Frames in device memory (GstCudaMemory mapped with GST_MAP_CUDA) are labeled and
+// drawn where they are: no copy of the image. Host frames stage the luma plane
+// (every plane when an overlay will be drawn) through pinned memory, and when the
+// overlay changes pixels the planes come back the same way. Only the component
+// table returns to the host either way.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -37,12 +42,12 @@ void unpack_rows(uint8_t* dst, size_t stride, const uint8_t* src, PlaneSize s) {
 
 class CudaBackend final : public Backend {
  public:
+  // No cudaSetDevice anywhere: it would make the device's primary context current
+  // in place of the element's GstCudaContext.
   explicit CudaBackend(int device_id) {
     std::string why;
     if (!cuda::device_usable(device_id, &why)) throw Error("no usable CUDA device: " + why);
     engine_ = std::make_unique<cuda::Engine>(device_id);
-    device_ = engine_->device_id();
-    use_device();
     stream_ = std::make_unique<Stream>();
     start_ = std::make_unique<Event>();
     labeled_ = std::make_unique<Event>();
@@ -50,15 +55,10 @@ class CudaBackend final : public Backend {
     drawn_ = std::make_unique<Event>();
   }
 
-  ~CudaBackend() override {
-    // Streams, events and buffers belong to this device; free them there.
-    cudaSetDevice(device_);
-  }
-
   const char* name() const override { return "cuda"; }
 
+  // The staging of host frames; frames in device memory never use it.
   void configure(PixelFormat format, int width, int height) override {
-    use_device();
     for (int p = 0; p < plane_count(format); ++p) {
       const size_t bytes = plane_size(format, width, height, p).bytes();
       staging_[p].reserve(bytes, "cudaHostAlloc (staging plane)");
@@ -68,18 +68,9 @@ class CudaBackend final : public Backend {
 
   void label(const ImageView& frame, const Options& options, bool keep_labels,
              bool with_planes, Result& out) override {
-    use_device();
     cudaStream_t s = stream_->get();
     start_->record(s);
-    const int planes = with_planes ? plane_count(frame.format) : 1;
-    for (int p = 0; p < planes; ++p) upload(frame, p);
-
-    ImageView device = frame;
-    device.space = MemorySpace::Device;
-    for (int p = 0; p < 3; ++p) {
-      device.planes[p] = p < plane_count(frame.format) ? planes_[p].get() : nullptr;
-      device.strides[p] = plane_size(frame.format, frame.width, frame.height, p).row_bytes;
-    }
+    const ImageView device = frame.space == MemorySpace::Device ? frame : stage(frame, with_planes);
     Options o = options;
     o.write_labels = keep_labels;
     engine_->enqueue(device, o, s);
@@ -96,7 +87,7 @@ class CudaBackend final : public Backend {
             uint32_t alpha256) override {
     if (!has_planes_ || ((flags & overlay::kFill) && !has_labels_))
       throw Error("cuda backend: overlay requested without labels and planes on the device");
-    use_device();
+    const bool in_place = frame.space == MemorySpace::Device;
     cudaStream_t s = stream_->get();
     const int w = frame.width, h = frame.height;
     draw_start_->record(s);
@@ -130,22 +121,26 @@ class CudaBackend final : public Backend {
       throw Error("cuda backend: the engine kept no label image for the fill overlay");
     overlay::Target target{frame.format, w, h, {}, {}};
     for (int p = 0; p < plane_count(frame.format); ++p) {
-      target.planes[p] = planes_[p].get();
-      target.strides[p] = plane_size(frame.format, w, h, p).row_bytes;
+      target.planes[p] = in_place ? static_cast<uint8_t*>(frame.planes[p]) : planes_[p].get();
+      target.strides[p] = in_place ? frame.strides[p] : plane_size(frame.format, w, h, p).row_bytes;
     }
     overlay::cuda::draw(target, scene, s);
 
-    // Every plane of the frame was drawn into (luma and chroma): bring them back.
-    for (int p = 0; p < plane_count(frame.format); ++p) {
-      const PlaneSize size = plane_size(frame.format, w, h, p);
-      cuda_check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
-                                 cudaMemcpyDeviceToHost, s),
-                 "cudaMemcpyAsync (download plane)");
-    }
+    // A host frame: every plane was drawn into (luma and chroma), bring them back.
+    if (!in_place)
+      for (int p = 0; p < plane_count(frame.format); ++p) {
+        const PlaneSize size = plane_size(frame.format, w, h, p);
+        cuda_check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
+                                   cudaMemcpyDeviceToHost, s),
+                   "cudaMemcpyAsync (download plane)");
+      }
     drawn_->record(s);
+    // The buffer leaves the element when this returns: its device memory must be
+    // written by then (GStreamer 1.22's CUDA memory carries no stream to wait on).
     stream_->synchronize();
     draw_ms_ = drawn_->since(*draw_start_);
-    // Only now, with every CUDA step done, is the frame written.
+    if (in_place) return;
+    // Only now, with every CUDA step done, is the host frame written.
     for (int p = 0; p < plane_count(frame.format); ++p)
       unpack_rows(static_cast<uint8_t*>(frame.planes[p]), frame.strides[p], staging_[p].get(),
                   plane_size(frame.format, w, h, p));
@@ -154,7 +149,19 @@ class CudaBackend final : public Backend {
   int64_t gpu_time_ns() const override { return int64_t(double(label_ms_ + draw_ms_) * 1e6 + 0.5); }
 
  private:
-  void use_device() const { cuda_check(cudaSetDevice(device_), "cudaSetDevice"); }
+  /// Uploads the host frame's luma plane (every plane with_planes) into the staging
+  /// planes on the device and returns the device view of them.
+  ImageView stage(const ImageView& frame, bool with_planes) {
+    const int planes = with_planes ? plane_count(frame.format) : 1;
+    for (int p = 0; p < planes; ++p) upload(frame, p);
+    ImageView device = frame;
+    device.space = MemorySpace::Device;
+    for (int p = 0; p < 3; ++p) {
+      device.planes[p] = p < plane_count(frame.format) ? planes_[p].get() : nullptr;
+      device.strides[p] = plane_size(frame.format, frame.width, frame.height, p).row_bytes;
+    }
+    return device;
+  }
 
   void upload(const ImageView& frame, int p) {
     const PlaneSize size = plane_size(frame.format, frame.width, frame.height, p);
@@ -168,7 +175,6 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<cuda::Engine> engine_;
-  int device_ = 0;
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<Event> start_, labeled_, draw_start_, drawn_;
   PinnedBuffer staging_[3];

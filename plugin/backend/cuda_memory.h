@@ -59,9 +59,12 @@ inline cudaError_t device_alloc(void** p, size_t n) { return cudaMalloc(p, n); }
 using DeviceBuffer = Buffer<device_alloc, cudaFree>;
 using PinnedBuffer = Buffer<pinned_alloc, cudaFreeHost>;
 
+/// A blocking stream: its work waits for the legacy default stream of the context,
+/// where GStreamer 1.22's CUDA memory does its own uploads (a host-written
+/// GstCudaMemory is copied to the device when mapped with GST_MAP_CUDA).
 class Stream {
  public:
-  Stream() { cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  Stream() { cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamDefault), "cudaStreamCreate"); }
   ~Stream() { cudaStreamDestroy(s_); }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
