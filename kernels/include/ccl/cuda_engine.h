@@ -51,7 +51,9 @@ class Engine {
 
   /// Queues threshold, labeling, features and the asynchronous copy of the component
   /// count and table into pinned host memory on `stream`. `image.space` must be
-  /// MemorySpace::Device. No host synchronization happens here.
+  /// MemorySpace::Device. No host synchronization happens here. The count, level and
+  /// table land in pinned host memory that the next frame reuses: finish() this frame
+  /// before enqueueing the next.
   void enqueue(const ImageView& image, const Options& options, cudaStream_t stream);
 
   /// Waits for the last enqueue() and fills `out` (count, threshold used, table).
