@@ -161,6 +161,7 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new ("[FILE] - print cudaccl's "
       "per-frame metadata");
   GError *error = NULL;
+  GstElementFactory *factory;
   GstElement *pipeline, *ccl;
   GstPad *pad;
   PrintState ps = { 0, };
@@ -175,11 +176,19 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
 
-  if (!gst_element_factory_find ("cudaccl")) {
+  if (backend && g_strcmp0 (backend, "auto") && g_strcmp0 (backend, "cuda")
+      && g_strcmp0 (backend, "cpu")) {
+    g_printerr ("ccl-meta-print: --backend is auto, cuda or cpu, not '%s'\n",
+        backend);
+    return 2;
+  }
+  factory = gst_element_factory_find ("cudaccl");
+  if (!factory) {
     g_printerr ("ccl-meta-print: GStreamer has no cudaccl element (install "
         "cudaccl, or point GST_PLUGIN_PATH at BUILD/plugin)\n");
     return 1;
   }
+  gst_object_unref (factory);
   pipeline = build_pipeline (argc > 1 ? argv[1] : NULL, (guint) MAX (frames, 1),
       &error);
   if (!pipeline) {
