@@ -13,26 +13,10 @@ source "$here/lib.sh"
 
 status=0
 compare() {  # compare NAME: $ccl_out_root/compare/NAME-{cpu,cuda}
-  local a="$ccl_out_root/compare/$1-cpu" b="$ccl_out_root/compare/$1-cuda" frames differ=0 f
+  local a="$ccl_out_root/compare/$1-cpu" b="$ccl_out_root/compare/$1-cuda"
   grep -q "labeling with the cuda backend" "$b/gst-launch.log" ||
     ccl_die "the cuda run did not label on the GPU (see $b/gst-launch.log)"
-  frames=$(($(wc -l <"$a/frames.csv") - 1))
-  if cmp -s "$a/metadata.log" "$b/metadata.log"; then
-    echo "$1: metadata identical: $frames frames, $(wc -c <"$a/metadata.log") bytes of messages"
-  else
-    echo "$1: metadata DIFFERS; first difference:"
-    diff "$a/metadata.log" "$b/metadata.log" | head -n 4 | cut -c1-400
-    status=1
-  fi
-  for f in "$a"/frame-*.png; do
-    cmp -s "$f" "$b/$(basename "$f")" || differ=$((differ + 1))
-  done
-  if [ $differ -eq 0 ]; then
-    echo "$1: overlay frames identical: $(ls "$a"/frame-*.png | wc -l) PNG files"
-  else
-    echo "$1: $differ overlay frames DIFFER"
-    status=1
-  fi
+  ccl_compare_runs "$a" "$b" "$1" || status=1
 }
 
 for backend in cpu cuda; do

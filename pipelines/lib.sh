@@ -63,6 +63,55 @@ ccl_clip() {
   echo "$dir/$name"
 }
 
+# ccl_h264_clip: path of an H.264 MP4 of the real clip (retroMars2018.avi, re-encoded
+# with x264enc, cached beside the clips), or CCL_H264_CLIP when set. The GPU hosts
+# have NVDEC but no encoder: make it here and carry it.
+ccl_h264_clip() {
+  local dir=${CCL_VIDEO_DIR:-$ccl_build/testdata/video} src out
+  if [ -n "${CCL_H264_CLIP:-}" ]; then
+    [ -f "$CCL_H264_CLIP" ] || ccl_die "no H.264 clip at $CCL_H264_CLIP"
+    echo "$CCL_H264_CLIP"
+    return
+  fi
+  out="$dir/retroMars2018-h264.mp4"
+  if [ ! -f "$out" ]; then
+    ccl_have x264enc || ccl_die "no H.264 clip at $out and no x264enc to make one (gstreamer1.0-plugins-ugly; or set CCL_H264_CLIP)"
+    src=$(ccl_clip retroMars2018.avi)
+    # High profile, 4:2:0, 8 bits: what NVDEC decodes on every GPU with one.
+    gst-launch-1.0 -q filesrc location="$src" ! decodebin ! videoconvert ! video/x-raw,format=I420 \
+      ! x264enc speed-preset=medium key-int-max=25 ! video/x-h264,profile=high \
+      ! h264parse ! mp4mux ! filesink location="$out.part" >/dev/null ||
+      ccl_die "encoding $src into H.264 failed"
+    mv "$out.part" "$out"
+  fi
+  echo "$out"
+}
+
+# ccl_compare_runs A B NAME: compares two runs' metadata logs line for line and
+# their PNG frames byte for byte; prints the verdict, returns 1 when they differ.
+ccl_compare_runs() {
+  local a=$1 b=$2 name=$3 frames differ=0 status=0 f
+  frames=$(($(wc -l <"$a/frames.csv") - 1))
+  if [ "$frames" -gt 0 ] && cmp -s "$a/metadata.log" "$b/metadata.log"; then
+    echo "$name: metadata identical: $frames frames, $(wc -c <"$a/metadata.log") bytes of messages"
+  else
+    echo "$name: metadata DIFFERS ($frames frames in $a); first difference:"
+    diff "$a/metadata.log" "$b/metadata.log" | head -n 4 | cut -c1-400
+    status=1
+  fi
+  for f in "$a"/frame-*.png; do
+    [ -f "$f" ] || continue
+    cmp -s "$f" "$b/$(basename "$f")" || differ=$((differ + 1))
+  done
+  if [ $differ -eq 0 ]; then
+    echo "$name: overlay frames identical: $(find "$a" -name 'frame-*.png' | wc -l) PNG files"
+  else
+    echo "$name: $differ overlay frames DIFFER"
+    status=1
+  fi
+  return $status
+}
+
 # ccl_fresh_dir DIR: an empty output folder.
 ccl_fresh_dir() {
   rm -rf "$1"

@@ -547,9 +547,11 @@ gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, gchar ** why)
     gst_clear_object (&self->cuda_context);
     return NULL;
   }
-  GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT " on device %d, %s",
-      self->cuda_context, context_device,
-      shared ? "shared with the pipeline" : "found or created at start");
+  /* The pointer, as GStreamer's CUDA library prints it when it announces a
+   * context: pipelines/zero-copy.sh checks that the pipeline has one. */
+  GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT " (%p) on device %d, %s",
+      self->cuda_context, self->cuda_context, context_device,
+      shared ? "given by the pipeline" : "found or created at start");
   return backend;
 }
 
