@@ -51,12 +51,32 @@ CCL_HD bool is_foreground(uint32_t luma, uint32_t scaled, ThresholdMode m) {
   return m == ThresholdMode::Below ? luma <= scaled : luma > scaled;
 }
 
-/// Otsu's level from a 256-bin histogram of luma8: the t maximizing the between-class
-/// variance of {v <= t} and {v > t}; ties go to the smallest t. Foreground is v > t.
-/// Integer arithmetic only, so the CPU and the GPU agree bit for bit: with n0, n1 the
-/// class counts and s0 the lower class's sum, d = |S*n0 - s0*N| = n0*n1*|mu1 - mu0|
-/// and the score floor(d^2 / (n0*n1)) = n0*n1*(mu1-mu0)^2 < 2^76 fits 128 bits.
-/// A histogram with fewer than two populated bins yields its only value (or 0).
+/// The only populated bin of a histogram that has no two-class split (0 if empty).
+CCL_HD int otsu_single_value(const uint32_t* hist) {
+  for (int v = 0; v < 256; ++v)
+    if (hist[v]) return v;
+  return 0;
+}
+
+/// Otsu's between-class score of the split {v <= t} / {v > t}, given the lower class's
+/// count n0 and sum sum0 and the histogram's total count and sum. Integer arithmetic
+/// only, so the CPU and the GPU agree bit for bit: with n1 = total - n0,
+/// d = |S*n0 - s0*N| = n0*n1*|mu1 - mu0| and the score floor(d^2 / (n0*n1)) =
+/// floor(n0*n1*(mu1-mu0)^2) < 2^76 fits 128 bits. 0 when a class is empty.
+CCL_HD unsigned __int128 otsu_score(uint64_t n0, uint64_t sum0, uint64_t total,
+                                    uint64_t sum_total) {
+  if (n0 == 0 || n0 >= total) return 0;
+  const __int128 diff = __int128(sum_total) * n0 - __int128(sum0) * total;
+  const unsigned __int128 d = diff < 0 ? (unsigned __int128)(-diff) : (unsigned __int128)diff;
+  const unsigned __int128 den = (unsigned __int128)n0 * (total - n0);  // < 2^62
+  // floor(d*d/den) without forming d*d (up to 2^140): split d = q*den + r.
+  const unsigned __int128 q = d / den, r = d % den;
+  return q * d + r * q + (r * r) / den;
+}
+
+/// Otsu's level from a 256-bin histogram of luma8: the t maximizing otsu_score;
+/// ties go to the smallest t. Foreground is v > t. A histogram with fewer than two
+/// populated bins has no split: its only value (or 0) is returned.
 CCL_HD int otsu_level(const uint32_t* hist) {
   uint64_t total = 0, sum_total = 0;
   for (int v = 0; v < 256; ++v) {
@@ -70,22 +90,13 @@ CCL_HD int otsu_level(const uint32_t* hist) {
     n0 += hist[t];
     sum0 += uint64_t(t) * hist[t];
     if (n0 == 0 || n0 == total) continue;
-    const __int128 diff = __int128(sum_total) * n0 - __int128(sum0) * total;
-    const unsigned __int128 d = diff < 0 ? (unsigned __int128)(-diff) : (unsigned __int128)diff;
-    const unsigned __int128 den = (unsigned __int128)n0 * (total - n0);  // < 2^62
-    // floor(d*d/den) without forming d*d (up to 2^140): split d = q*den + r.
-    const unsigned __int128 q = d / den, r = d % den;
-    const unsigned __int128 score = q * d + r * q + (r * r) / den;
+    const unsigned __int128 score = otsu_score(n0, sum0, total, sum_total);
     if (best < 0 || score > best_score) {
       best_score = score;
       best = t;
     }
   }
-  if (best < 0) {
-    for (int v = 0; v < 256; ++v)
-      if (hist[v]) return v;
-    return 0;
-  }
+  if (best < 0) return otsu_single_value(hist);
   return best;
 }
 
