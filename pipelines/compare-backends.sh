@@ -14,8 +14,8 @@ source "$here/lib.sh"
 status=0
 compare() {  # compare NAME: $ccl_out_root/compare/NAME-{cpu,cuda}
   local a="$ccl_out_root/compare/$1-cpu" b="$ccl_out_root/compare/$1-cuda"
-  grep -q "labeling with the cuda backend" "$b/gst-launch.log" ||
-    ccl_die "the cuda run did not label on the GPU (see $b/gst-launch.log)"
+  grep -q "labeling with the cuda backend" "$b/gst-debug.log" ||
+    ccl_die "the cuda run did not label on the GPU (see $b/gst-debug.log)"
   ccl_compare_runs "$a" "$b" "$1" || status=1
 }
 

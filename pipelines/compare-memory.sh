@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The zero-copy pipelines (zero-copy.sh) against the system-memory path: the same
-# frames labeled in CUDA memory (backend=cuda), in system memory after cudadownload
-# (backend=cuda), and in system memory on the CPU (backend=cpu) must give the same
-# metadata log, line for line, and the same overlay frames, byte for byte.
+# frames labeled in CUDA memory (backend=cuda), in system memory (backend=cuda,
+# zero-copy.sh MEMORY=system), and in system memory on the CPU (backend=cpu) must give
+# the same metadata log, line for line, and the same overlay frames, byte for byte.
 #
 #   pipelines/compare-memory.sh [testsrc] [h264]      (default: both)
 #

@@ -119,15 +119,16 @@ ccl_fresh_dir() {
 }
 
 # ccl_launch OUT_DIR PIPELINE...: runs gst-launch-1.0 -m with the pipeline (whose
-# cudaccl is named "ccl" and posts messages); keeps the whole output in
-# OUT_DIR/gst-launch.log, the element's per-frame messages in OUT_DIR/metadata.log
-# (one line per frame, identical for every backend) and a per-frame summary in
-# OUT_DIR/frames.csv. Returns gst-launch-1.0's status.
+# cudaccl is named "ccl" and posts messages); keeps its output in
+# OUT_DIR/gst-launch.log, the debug log in OUT_DIR/gst-debug.log (apart, so that no
+# debug line lands inside a message line), the element's per-frame messages in
+# OUT_DIR/metadata.log (one line per frame, identical for every backend) and a
+# per-frame summary in OUT_DIR/frames.csv. Returns gst-launch-1.0's status.
 ccl_launch() {
   local out=$1 rc=0
   shift
   # cudaccl's INFO line names the backend it picked (auto may fall back to cpu).
-  GST_DEBUG=${GST_DEBUG:-cudaccl:4} GST_DEBUG_NO_COLOR=1 \
+  GST_DEBUG=${GST_DEBUG:-cudaccl:4} GST_DEBUG_NO_COLOR=1 GST_DEBUG_FILE="$out/gst-debug.log" \
     gst-launch-1.0 -m "$@" >"$out/gst-launch.log" 2>&1 || rc=$?
   sed -n 's/^Got message #[0-9]* from element "ccl" (element): //p' "$out/gst-launch.log" \
     >"$out/metadata.log"
@@ -138,7 +139,8 @@ ccl_launch() {
   } >"$out/frames.csv"
   if [ $rc -ne 0 ]; then
     echo "gst-launch-1.0 failed (exit $rc); the end of $out/gst-launch.log:" >&2
-    grep -E "ERROR|WARNING|Additional debug|^[^G]" "$out/gst-launch.log" | tail -n 15 >&2
+    grep -h -E "ERROR|WARNING|Additional debug|^[^G0]" "$out/gst-launch.log" "$out/gst-debug.log" |
+      tail -n 15 >&2
   fi
   return $rc
 }
@@ -147,7 +149,7 @@ ccl_launch() {
 ccl_report() {
   local out=$1 frames
   frames=$(($(wc -l <"$out/frames.csv") - 1))
-  echo "backend: $(sed -n 's/.*labeling with the \([a-z]*\) backend.*/\1/p' "$out/gst-launch.log" | head -n 1)${ccl_backend:+ (asked: $ccl_backend)}"
+  echo "backend: $(sed -n 's/.*labeling with the \([a-z]*\) backend.*/\1/p' "$out/gst-debug.log" | head -n 1)${ccl_backend:+ (asked: $ccl_backend)}"
   echo "frames labeled: $frames"
   if [ "$frames" -gt 0 ]; then
     awk -F, 'NR > 1 { t += $2; r += $3; if ($2 > m) m = $2 } END {

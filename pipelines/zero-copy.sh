@@ -16,9 +16,12 @@
 # context, the one the element uses.
 #
 # Environment:
-#   MEMORY          cuda (cudadownload after cudaccl, the zero-copy path) or system
-#                   (cudadownload before cudaccl: the same frames in system memory,
-#                   for comparisons; see compare-memory.sh)
+#   MEMORY          cuda (the zero-copy path) or system: the same frames in system
+#                   memory, for comparisons (see compare-memory.sh): videotestsrc
+#                   straight into cudaccl, or nvh264dec made to output system memory
+#                   (a caps filter). Not "cudadownload ! cudaccl": 1.22's cudadownload
+#                   may hand over GstCudaMemory under system memory caps, which
+#                   cudaccl then labels on the GPU as well.
 #   FRAMES (60), WIDTH x HEIGHT (640 x 480), PATTERN (ball), FORMAT (NV12): testsrc
 #   CCL_H264_CLIP   the H.264 MP4 (default: the real clip of real-video.sh re-encoded
 #                   with x264enc here, see ccl_h264_clip in lib.sh)
@@ -46,8 +49,8 @@ case "$what" in
     width=${WIDTH:-640}
     height=${HEIGHT:-480}
     source=(videotestsrc pattern="${PATTERN:-ball}" num-buffers="$frames"
-            ! video/x-raw,format="${FORMAT:-NV12}",width="$width",height="$height",framerate=30/1
-            ! cudaupload)
+            ! video/x-raw,format="${FORMAT:-NV12}",width="$width",height="$height",framerate=30/1)
+    to_cuda=(cudaupload)
     source_desc="videotestsrc pattern=${PATTERN:-ball}, $frames frames of ${width}x$height ${FORMAT:-NV12}"
     defaults=(128 1 fill+boxes+centroids)
     ;;
@@ -55,6 +58,7 @@ case "$what" in
     for e in qtdemux h264parse nvh264dec; do ccl_have "$e" || ccl_die "no $e in this GStreamer"; done
     clip=$(ccl_h264_clip)
     source=(filesrc location="$clip" ! qtdemux ! h264parse ! nvh264dec)
+    to_cuda=()
     source_desc="$clip through nvh264dec"
     defaults=(40 10 fill+boxes+centroids)
     ;;
@@ -63,10 +67,14 @@ esac
 
 ccl_props=(name=ccl backend="$ccl_backend" post-messages=true threshold="${THRESHOLD:-${defaults[0]}}"
            min-area="${MIN_AREA:-${defaults[1]}}" overlay="${OVERLAY:-${defaults[2]}}")
+# No caps filter on the CUDA path: cudaccl's own preference has to keep the frames on
+# the GPU. On the system path, "video/x-raw" (no memory feature) is system memory.
 if [ "$memory" = cuda ]; then
-  middle=(cudaccl "${ccl_props[@]}" ! cudadownload)
+  middle=()
+  [ ${#to_cuda[@]} -eq 0 ] || middle=("${to_cuda[@]}" !)
+  middle+=(cudaccl "${ccl_props[@]}" ! cudadownload)
 else
-  middle=(cudadownload ! cudaccl "${ccl_props[@]}")
+  middle=(video/x-raw ! cudaccl "${ccl_props[@]}")
 fi
 
 out="$ccl_out_root/${CCL_OUT_NAME:-zero-copy-$what-$memory}"
@@ -83,15 +91,17 @@ labeled=$(($(wc -l <"$out/frames.csv") - 1))
 [ "$what" != testsrc ] || [ "$labeled" -eq "$frames" ] || ccl_die "labeled $labeled of $frames frames"
 
 # What the element says about each frame and its context.
-on_device=$(grep -c ', CUDA memory, GPU ' "$out/gst-launch.log" || true)
-ours=$(sed -n 's/.*cudaccl.*CUDA context .* (\(0x[0-9a-f]*\)) on device.*/\1/p' "$out/gst-launch.log" | head -n 1)
+debug="$out/gst-debug.log"
+on_device=$(grep -c ', CUDA memory, GPU ' "$debug" || true)
+on_host=$(grep -c ', host memory, GPU ' "$debug" || true)
+ours=$(sed -n 's/.*cudaccl.*CUDA context .* (\(0x[0-9a-f]*\)) on device.*/\1/p' "$debug" | head -n 1)
 announced=$(sed -n 's/.*posting have context (0x[0-9a-f]*) message with CUDA context (\(0x[0-9a-f]*\)).*/\1/p' \
-  "$out/gst-launch.log" | sort -u)
+  "$debug" | sort -u)
 {
-  echo "frames labeled: $labeled, of them in CUDA memory of the element's context: $on_device"
+  echo "frames labeled: $labeled; in CUDA memory of the element's context: $on_device, in host memory: $on_host"
   echo "element's CUDA context: ${ours:-none}"
   echo "CUDA contexts announced in the pipeline: $(echo "$announced" | grep -c . || true) (${announced//$'\n'/ })"
-  grep -m1 'configured for' "$out/gst-launch.log" | sed 's/.*configured for/configured for/' || true
+  grep -m1 'configured for' "$debug" | sed 's/.*configured for/configured for/' || true
 } | tee "$out/zero-copy.txt"
 
 if [ "$memory" = cuda ]; then
@@ -99,7 +109,11 @@ if [ "$memory" = cuda ]; then
     ccl_die "only $on_device of $labeled frames were labeled in CUDA memory of the element's context"
   [ "$(echo "$announced" | grep -c .)" -eq 1 ] && [ "$announced" = "$ours" ] ||
     ccl_die "not one CUDA context for the whole pipeline (element: ${ours:-none}; announced: $announced)"
-  ! grep -q "another CUDA context" "$out/gst-launch.log" || ccl_die "frames came in another CUDA context"
+  ! grep -q "another CUDA context" "$out/gst-launch.log" "$debug" || ccl_die "frames came in another CUDA context"
   echo "zero-copy: every frame labeled in place in the pipeline's one CUDA context"
+elif [ "$on_host" -ne "$labeled" ]; then
+  # An upstream CUDA element may back system memory caps with GstCudaMemory of the
+  # element's context; cudaccl then labels those frames on the GPU too.
+  echo "note: $on_device of $labeled frames came as GstCudaMemory under system memory caps"
 fi
 ccl_report "$out"

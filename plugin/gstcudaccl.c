@@ -39,6 +39,9 @@
  * that context in place: no copy of the image is made. It proposes a CUDA buffer
  * pool of the context to upstream when downstream offers none.
  *
+ * GRAY8 and GRAY16_LE come in system memory only: GStreamer 1.22's CUDA memory
+ * cannot hold them.
+ *
  * With `backend=cpu`, or when `backend=auto` fell back to the CPU, only system
  * memory is accepted: the CPU backend would otherwise download, and possibly
  * upload again, every frame behind the user's back. Put cudadownload before
@@ -94,10 +97,13 @@ enum
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
+/* GStreamer 1.22's CUDA allocator has no gray formats (it aborts on them), so
+ * no CUDA element can produce them: in CUDA memory, the others only. */
+#define CCL_CUDA_FORMATS "{ NV12, I420, RGBA, BGRA, RGBx, BGRx }"
 
 /* CUDA memory first: the order that negotiation prefers. */
 #define CCL_CAPS \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (CCL_CAPS_FEATURE_CUDA_MEMORY, CCL_FORMATS) \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (CCL_CAPS_FEATURE_CUDA_MEMORY, CCL_CUDA_FORMATS) \
     "; " GST_VIDEO_CAPS_MAKE (CCL_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",

@@ -14,6 +14,8 @@ namespace {
 constexpr const char* kCuda = "memory:CUDAMemory";
 const char* const kFormats[] = {"GRAY8", "GRAY16_LE", "NV12", "I420",
                                 "RGBA",  "BGRA",      "RGBx", "BGRx"};
+// GStreamer 1.22's CUDA memory has no gray formats (its allocator aborts on them).
+bool cuda_memory_format(const std::string& f) { return f != "GRAY8" && f != "GRAY16_LE"; }
 
 bool is_cuda(GstCaps* caps, guint i) {
   GstCapsFeatures* f = gst_caps_get_features(caps, i);
@@ -115,7 +117,7 @@ class DebugCapture {
   std::vector<std::string> lines_;
 };
 
-TEST(MemoryCaps, TemplatesOfferCudaMemoryFirstThenSystemMemoryInEveryFormat) {
+TEST(MemoryCaps, TemplatesOfferCudaMemoryFirstThenSystemMemory) {
   GstElementFactory* factory = gst_element_factory_find("cudaccl");
   ASSERT_NE(factory, nullptr);
   for (const char* name : {"sink", "src"}) {
@@ -130,7 +132,8 @@ TEST(MemoryCaps, TemplatesOfferCudaMemoryFirstThenSystemMemoryInEveryFormat) {
         const std::string one = std::string(i == 0 ? "video/x-raw(memory:CUDAMemory)" : "video/x-raw") +
                                 ",format=" + format + ",width=33,height=17,framerate=0/1";
         GstCaps* c = caps_from(one);
-        EXPECT_TRUE(gst_caps_is_subset(c, templ)) << name << ": " << one;
+        EXPECT_EQ(bool(gst_caps_is_subset(c, templ)), i == 1 || cuda_memory_format(format))
+            << name << ": " << one;
         gst_caps_unref(c);
       }
     gst_caps_unref(templ);
@@ -172,7 +175,9 @@ TEST(MemoryCaps, FeaturesAreKeptNotConverted) {
   ASSERT_EQ(gst_caps_get_size(answer), 1u) << gst_caps_to_string(answer);
   EXPECT_FALSE(is_cuda(answer, 0));
   gst_caps_unref(answer);
-  EXPECT_TRUE(n.accepts("video/x-raw(memory:CUDAMemory),format=GRAY8,width=8,height=8,framerate=0/1"));
+  EXPECT_TRUE(n.accepts("video/x-raw(memory:CUDAMemory),format=NV12,width=8,height=8,framerate=0/1"));
+  EXPECT_FALSE(n.accepts("video/x-raw(memory:CUDAMemory),format=GRAY8,width=8,height=8,framerate=0/1"))
+      << "GStreamer 1.22's CUDA memory cannot hold GRAY8";
 }
 
 TEST(MemoryCaps, CpuBackendOffersAndAcceptsSystemMemoryOnly) {
@@ -202,8 +207,8 @@ TEST(MemoryCaps, AutoFallenBackToTheCpuRefusesCudaMemory) {
   if (cuda_usable(&why)) GTEST_SKIP() << "a CUDA device is usable here: auto labels CUDA memory";
   Harness h("", "auto");  // started by the harness: on the CPU, with one warning
   GstPad* sink = gst_element_get_static_pad(h.element(), "sink");
-  GstCaps* cuda = caps_from("video/x-raw(memory:CUDAMemory),format=GRAY8,width=8,height=8,framerate=0/1");
-  GstCaps* system = caps_from("video/x-raw,format=GRAY8,width=8,height=8,framerate=0/1");
+  GstCaps* cuda = caps_from("video/x-raw(memory:CUDAMemory),format=RGBx,width=8,height=8,framerate=0/1");
+  GstCaps* system = caps_from("video/x-raw,format=RGBx,width=8,height=8,framerate=0/1");
   EXPECT_FALSE(gst_pad_query_accept_caps(sink, cuda));
   EXPECT_TRUE(gst_pad_query_accept_caps(sink, system));
   gst_caps_unref(cuda);
