@@ -36,7 +36,9 @@ frames=${FRAMES:-60}
 case "$memory" in cuda | system) ;; *) ccl_die "MEMORY must be cuda or system, not '$memory'" ;; esac
 
 ccl_use_plugin
-for e in cudaupload cudadownload; do
+needs=(cudaupload cudadownload)
+[ "$memory" = cuda ] || [ "$what" = h264 ] || needs=()
+for e in ${needs[@]+"${needs[@]}"}; do
   if ! ccl_have "$e"; then
     echo "$(basename "$0"): no $e: needs GStreamer's nvcodec plugin and an NVIDIA GPU" >&2
     # Tests set CCL_GPU_MISSING_EXIT=77 so that machines without a GPU skip them.
@@ -51,6 +53,7 @@ case "$what" in
     source=(videotestsrc pattern="${PATTERN:-ball}" num-buffers="$frames"
             ! video/x-raw,format="${FORMAT:-NV12}",width="$width",height="$height",framerate=30/1)
     to_cuda=(cudaupload)
+    to_system=()  # videotestsrc makes system memory
     source_desc="videotestsrc pattern=${PATTERN:-ball}, $frames frames of ${width}x$height ${FORMAT:-NV12}"
     defaults=(128 1 fill+boxes+centroids)
     ;;
@@ -59,6 +62,7 @@ case "$what" in
     clip=$(ccl_h264_clip)
     source=(filesrc location="$clip" ! qtdemux ! h264parse ! nvh264dec)
     to_cuda=()
+    to_system=(video/x-raw)  # no memory feature: the decoder outputs system memory
     source_desc="$clip through nvh264dec"
     defaults=(40 10 fill+boxes+centroids)
     ;;
@@ -68,13 +72,15 @@ esac
 ccl_props=(name=ccl backend="$ccl_backend" post-messages=true threshold="${THRESHOLD:-${defaults[0]}}"
            min-area="${MIN_AREA:-${defaults[1]}}" overlay="${OVERLAY:-${defaults[2]}}")
 # No caps filter on the CUDA path: cudaccl's own preference has to keep the frames on
-# the GPU. On the system path, "video/x-raw" (no memory feature) is system memory.
+# the GPU.
 if [ "$memory" = cuda ]; then
   middle=()
   [ ${#to_cuda[@]} -eq 0 ] || middle=("${to_cuda[@]}" !)
   middle+=(cudaccl "${ccl_props[@]}" ! cudadownload)
 else
-  middle=(video/x-raw ! cudaccl "${ccl_props[@]}")
+  middle=()
+  [ ${#to_system[@]} -eq 0 ] || middle=("${to_system[@]}" !)
+  middle+=(cudaccl "${ccl_props[@]}")
 fi
 
 out="$ccl_out_root/${CCL_OUT_NAME:-zero-copy-$what-$memory}"
