@@ -56,8 +56,9 @@ def main():
             for (algo, conn), points in sorted(series.items()):
                 colour, marker = OURS.get((algo, conn), (None, "x"))
                 points.sort()
+                name = {"ha4": f"HA{conn}", "komura": f"KE{conn if conn == 4 else ''}"}.get(algo, algo)
                 ax.plot(*zip(*points), color=colour, marker=marker, ms=4, lw=1.5,
-                        label=f"ours {algo} {conn}-conn")
+                        label=f"ours {name} ({conn}-conn)")
             refs = sorted((a for a in anchors if (a["width"], a["height"], a["granularity"]) == (w, h, g)),
                           key=lambda a: a["density"])
             for label, value, style in REFERENCES:
