@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Fills a cache of real test images from Debian packages without installing them:
-# apt-get download + dpkg-deb -x, then CCITT fax pages decoded with jbgtopbm.
+# apt-get download + dpkg-deb -x, CCITT fax pages decoded with jbgtopbm, then every
+# image decoded once by ccl-import-image into an 8-bit binary PGM (gray; dark ink
+# inverted so that it is the bright, foreground side).
 #
-#   fetch-testdata.sh CACHE_DIR
+#   fetch-testdata.sh CACHE_DIR [IMPORT_TOOL]
 #
-# Result: CACHE_DIR/images/ with the images and a MANIFEST, one line per image:
-#   <name> <file relative to images/> <invert: 1 when ink is dark and should be foreground>
+# IMPORT_TOOL: the built ccl-import-image (default: env CCL_IMPORT_IMAGE).
+# Result: CACHE_DIR/gray/ with the PGM files and a MANIFEST, one line per image:
+#   <name> <file relative to gray/>
 # A filled cache is used as it is, offline (copy it to a machine without network and
 # point CCL_TESTDATA_DIR at it). Parallel callers serialize on a lock file; a failed
 # fetch is remembered for a while so that every test binary does not retry it.
 set -euo pipefail
 
-cache=${1:?usage: fetch-testdata.sh CACHE_DIR}
+cache=${1:?usage: fetch-testdata.sh CACHE_DIR [IMPORT_TOOL]}
+import_tool=${2:-${CCL_IMPORT_IMAGE:-}}
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
-images="$cache/images"
+images="$cache/gray"
 failed="$cache/FAILED"
 
 exec 9>"$cache/.lock"
@@ -51,6 +55,8 @@ skimage_files=(
 for tool in apt-get dpkg-deb jbgtopbm; do
   command -v "$tool" >/dev/null 2>&1 || fail "$tool is not installed (scripts/setup installs it)"
 done
+[ -n "$import_tool" ] && [ -x "$import_tool" ] ||
+  fail "no ccl-import-image to decode the images (build it: meson compile ccl-import-image)"
 
 work=$(mktemp -d "$cache/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -73,18 +79,22 @@ download "$skimage_pkg"
 staging="$work/images"
 mkdir -p "$staging"
 : > "$staging/MANIFEST"
+# import_gray NAME SOURCE [--invert]
+import_gray() {
+  "$import_tool" "$2" "$staging/$1.pgm" ${3:-} || fail "ccl-import-image could not decode $2"
+  echo "$1 $1.pgm" >> "$staging/MANIFEST"
+}
 for i in 1 2 3 4 5 6 7 8; do
-  jbgtopbm "$work/root/$jbig_dir/ccitt$i.jbg" "$staging/ccitt$i.pbm" ||
+  jbgtopbm "$work/root/$jbig_dir/ccitt$i.jbg" "$work/ccitt$i.pbm" ||
     fail "jbgtopbm could not decode ccitt$i.jbg"
-  echo "ccitt$i ccitt$i.pbm 1" >> "$staging/MANIFEST"
+  import_gray "ccitt$i" "$work/ccitt$i.pbm" --invert
 done
 for f in "${skimage_files[@]}"; do
   [ -f "$work/root/$skimage_dir/$f" ] || fail "$skimage_pkg has no $f"
-  cp "$work/root/$skimage_dir/$f" "$staging/$f"
   name=${f%.*}
-  invert=0
-  case "$name" in horse|page|text|bw_text) invert=1 ;; esac
-  echo "skimage_$name $f $invert" >> "$staging/MANIFEST"
+  invert=""
+  case "$name" in horse|page|text|bw_text) invert=--invert ;; esac
+  import_gray "skimage_$name" "$work/root/$skimage_dir/$f" $invert
 done
 
 rm -rf "$images" "$failed"

@@ -1,4 +1,5 @@
-// Real images from Debian packages, fetched once into a cache by fetch-testdata.sh.
+// Real images from Debian packages, fetched once into a cache by fetch-testdata.sh,
+// which leaves them as 8-bit binary PGM: reading them needs no image codecs.
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -7,8 +8,6 @@
 #include <mutex>
 #include <sstream>
 
-#include <opencv2/imgcodecs.hpp>
-
 #include "test_images.h"
 
 #ifndef CCL_DEFAULT_TESTDATA_DIR
@@ -16,6 +15,9 @@
 #endif
 #ifndef CCL_FETCH_SCRIPT
 #error "the build must define CCL_FETCH_SCRIPT"
+#endif
+#ifndef CCL_IMPORT_IMAGE
+#error "the build must define CCL_IMPORT_IMAGE"
 #endif
 
 namespace fs = std::filesystem;
@@ -45,7 +47,7 @@ std::string last_line(const fs::path& file) {
 
 // Runs the fetch script unless the cache already holds a manifest. Empty on success.
 std::string ensure_fetched(const fs::path& dir) {
-  if (fs::exists(dir / "images" / "MANIFEST")) return {};
+  if (fs::exists(dir / "gray" / "MANIFEST")) return {};
   const std::string script = env_or("CCL_FETCH_SCRIPT", CCL_FETCH_SCRIPT);
   if (!fs::exists(script))
     return "no test images in " + dir.string() + " and no fetch script at " + script +
@@ -54,13 +56,48 @@ std::string ensure_fetched(const fs::path& dir) {
   fs::create_directories(dir, ec);
   if (ec) return "cannot create " + dir.string() + ": " + ec.message();
   const fs::path log = dir / "fetch.log";
+  const std::string import_tool = env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE);
   const std::string cmd = "bash " + shell_quote(script) + " " + shell_quote(dir.string()) +
-                          " > " + shell_quote(log.string()) + " 2>&1";
+                          " " + shell_quote(import_tool) + " > " + shell_quote(log.string()) +
+                          " 2>&1";
   const int rc = std::system(cmd.c_str());
-  if (rc != 0 || !fs::exists(dir / "images" / "MANIFEST"))
+  if (rc != 0 || !fs::exists(dir / "gray" / "MANIFEST"))
     return "could not fetch the real test images into " + dir.string() + " (exit " +
            std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + "): " + last_line(log);
   return {};
+}
+
+// Reads an 8-bit binary PGM (P5, maxval 255, '#' comments allowed in the header).
+bool read_pgm(const fs::path& file, GrayImage& g, std::string* why) {
+  std::ifstream in(file, std::ios::binary);
+  std::string magic;
+  in >> magic;
+  auto header_int = [&in]() {
+    in >> std::ws;
+    while (in.peek() == '#') {
+      std::string comment;
+      std::getline(in, comment);
+      in >> std::ws;
+    }
+    long v = -1;
+    in >> v;
+    return v;
+  };
+  const long w = header_int(), h = header_int(), maxval = header_int();
+  if (!in || magic != "P5" || w < 1 || h < 1 || maxval != 255) {
+    *why = "cannot read " + file.string() + " as an 8-bit binary PGM";
+    return false;
+  }
+  in.get();  // the single whitespace byte that ends the header
+  g.width = int(w);
+  g.height = int(h);
+  g.pixels.resize(size_t(w) * size_t(h));
+  in.read(reinterpret_cast<char*>(g.pixels.data()), std::streamsize(g.pixels.size()));
+  if (in.gcount() != std::streamsize(g.pixels.size())) {
+    *why = file.string() + " is truncated";
+    return false;
+  }
+  return true;
 }
 
 std::vector<GrayImage> load_manifest(const fs::path& images, std::string* why) {
@@ -69,24 +106,10 @@ std::vector<GrayImage> load_manifest(const fs::path& images, std::string* why) {
   std::string line;
   while (std::getline(manifest, line)) {
     std::istringstream fields(line);
-    std::string name, file;
-    int invert = 0;
-    if (!(fields >> name >> file >> invert)) continue;
-    cv::Mat m = cv::imread((images / file).string(), cv::IMREAD_GRAYSCALE);
-    if (m.empty() || m.type() != CV_8UC1) {
-      *why = "cannot read " + (images / file).string() + " as an 8-bit gray image";
-      return {};
-    }
     GrayImage g;
-    g.name = name;
-    g.width = m.cols;
-    g.height = m.rows;
-    g.pixels.resize(size_t(m.cols) * m.rows);
-    for (int y = 0; y < m.rows; ++y) {
-      const uint8_t* row = m.ptr<uint8_t>(y);
-      for (int x = 0; x < m.cols; ++x)
-        g.pixels[size_t(y) * m.cols + x] = invert ? uint8_t(255 - row[x]) : row[x];
-    }
+    std::string file;
+    if (!(fields >> g.name >> file)) continue;
+    if (!read_pgm(images / file, g, why)) return {};
     out.push_back(std::move(g));
   }
   if (out.empty()) *why = "the manifest in " + images.string() + " lists no image";
@@ -120,7 +143,7 @@ std::vector<GrayImage> real_images(std::string* why) {
   if (!loaded) {
     const fs::path dir = testdata_dir();
     reason = ensure_fetched(dir);
-    if (reason.empty()) images = load_manifest(dir / "images", &reason);
+    if (reason.empty()) images = load_manifest(dir / "gray", &reason);
     loaded = true;
   }
   if (why) *why = reason;
