@@ -1,5 +1,7 @@
 #include "threshold.h"
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_histogram.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -27,10 +29,50 @@ struct Luma8At {
   }
 };
 
-__global__ void otsu_level_kernel(const uint32_t* histogram, PixelFormat format, FrameInfo* info) {
-  const int level = otsu_level(histogram);
-  info->level = uint32_t(level);
-  info->scaled_level = scaled_level(level, format);
+/// Otsu's level with one thread per split t: the lower class's count and sum come
+/// from block scans of the histogram, each thread scores its split with the CPU's
+/// otsu_score, and an argmax with ties to the smallest t picks the level, so the
+/// result is ccl::otsu_level's by construction. A valid split scores at least
+/// n0 * n1 > 0 (the class means differ by at least 1), so a best score of 0 means
+/// there is no split and the histogram's only value is the level.
+constexpr int kOtsuThreads = 256;
+static_assert(kOtsuThreads == 256, "one thread per histogram bin");
+
+struct OtsuBest {
+  unsigned __int128 score;
+  int t;
+};
+
+struct BetterSplit {
+  __device__ OtsuBest operator()(const OtsuBest& a, const OtsuBest& b) const {
+    if (a.score != b.score) return a.score > b.score ? a : b;
+    return a.t < b.t ? a : b;
+  }
+};
+
+__global__ void __launch_bounds__(kOtsuThreads)
+    otsu_level_kernel(const uint32_t* histogram, PixelFormat format, FrameInfo* info) {
+  using Scan = cub::BlockScan<uint64_t, kOtsuThreads>;
+  using Reduce = cub::BlockReduce<OtsuBest, kOtsuThreads>;
+  __shared__ union {
+    typename Scan::TempStorage scan;
+    typename Reduce::TempStorage reduce;
+  } temp;
+  const int t = threadIdx.x;
+  const uint64_t h = histogram[t];
+  uint64_t n0, total, sum0, sum_total;
+  Scan(temp.scan).InclusiveSum(h, n0, total);
+  __syncthreads();
+  Scan(temp.scan).InclusiveSum(uint64_t(t) * h, sum0, sum_total);
+  __syncthreads();
+  OtsuBest mine{0, t};
+  if (t < 255) mine.score = otsu_score(n0, sum0, total, sum_total);
+  const OtsuBest best = Reduce(temp.reduce).Reduce(mine, BetterSplit{});
+  if (t == 0) {
+    const int level = best.score != 0 ? best.t : otsu_single_value(histogram);
+    info->level = uint32_t(level);
+    info->scaled_level = scaled_level(level, format);
+  }
 }
 
 template <class Samples>
@@ -82,7 +124,7 @@ void OtsuStage::enqueue(const ImageView& image, FrameInfo* info, cudaStream_t st
     histogram_into(temp_, histogram_.get(), samples, image.width, image.height,
                    size_t(1) << shift, stream);
   }
-  otsu_level_kernel<<<1, 1, 0, stream>>>(histogram_.get(), image.format, info);
+  otsu_level_kernel<<<1, kOtsuThreads, 0, stream>>>(histogram_.get(), image.format, info);
   check_launch("otsu_level_kernel");
 }
 

@@ -26,7 +26,7 @@ Foreground make_foreground(const ImageView& image, const Options& options,
                            const FrameInfo* info);
 
 /// Otsu's level on the device: a 256-bin histogram of luma8 (cub::DeviceHistogram),
-/// then one thread runs ccl::otsu_level, the same integer code as the CPU reference.
+/// then one thread per split scores it with ccl::otsu_score, the CPU's integer code.
 class OtsuStage {
  public:
   void enqueue(const ImageView& image, FrameInfo* info, cudaStream_t stream);
