@@ -12,6 +12,8 @@ constexpr int kWarpSize = 32;
 constexpr unsigned kFullWarp = 0xffffffffu;
 
 /// Rows per HA strip: one warp per row, a block per strip (Hennequin et al. use 4).
+/// 8 rows halve the borders to merge but cost more in the strips than they save
+/// (measured, PERF_NOTES.md).
 constexpr int kStripRows = 4;
 /// Columns of the chunks that HA's strips are cut into, so that more warps work at
 /// once and each walks fewer windows; a multiple of 64. The chunks' borders are merged

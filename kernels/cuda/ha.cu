@@ -27,13 +27,21 @@ __device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
 /// rows, which leaves too few warps for a large GPU, so chunks are cut and their
 /// borders merged with the strips' (ha_merge_borders). The threshold is evaluated
 /// here, once per pixel; the ballots become the foreground mask.
+/// The chunk's union-find lives in shared memory (node = local index ty *
+/// kChunkColumns + column in chunk, which orders like the raster index), so the
+/// unions inside a strip cost shared-memory latency instead of global atomics. At
+/// the end every node is written to the label image pointing straight at its chunk
+/// root: later finds start one step from a root.
 template <int Connectivity, class Word>
 __global__ void __launch_bounds__(kWarpSize* kStripRows)
     ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
                     unsigned chunks) {
   constexpr int kCols = WindowBits<Word>::kColumns;
+  constexpr int kWindows = kChunkColumns / kCols;
   // Bits of each row's current window, double-buffered so one barrier per step suffices.
   __shared__ Word row_bits[2][kStripRows];
+  __shared__ Word chunk_bits[kStripRows][kWindows];
+  __shared__ uint32_t local[kStripRows * kChunkColumns];
 
   const int lane = threadIdx.x;
   const int ty = threadIdx.y;
@@ -42,29 +50,30 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   const int x_end = min(geo.width, x_begin + kChunkColumns);
   const bool in_rows = y < geo.height;
   const uint32_t level = fg.load_level();
-  const uint32_t row_base = in_rows ? uint32_t(y) * uint32_t(geo.width) : 0;
-  const uint32_t width = uint32_t(geo.width);
+  const uint32_t row_local = uint32_t(ty) * kChunkColumns;
 
   uint32_t cur_run = 0;  // length of the run through column -1, this row
   uint32_t up_run = 0;   // same, row above
   int parity = 0;
-  for (int x0 = x_begin; x0 < x_end; x0 += kCols, parity ^= 1) {
+  int window = 0;
+  for (int x0 = x_begin; x0 < x_end; x0 += kCols, parity ^= 1, ++window) {
     const int xa = x0 + lane;
     const bool pa = in_rows && xa < x_end && fg(xa, y, level);
     bool pb = false;
     if constexpr (kCols == 64) pb = in_rows && xa + 32 < x_end && fg(xa + 32, y, level);
     const Word bits = warp_window<Word>(pa, pb);
-    const uint32_t base = row_base + uint32_t(x0);
+    const uint32_t base = row_local + uint32_t(x0 - x_begin);
     const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
 
     // Only piece starts become nodes; a piece continuing a run points at its start.
 #pragma unroll
     for (int k = 0; k < kCols / 32; ++k) {
       const int c = lane + 32 * k;
-      if (bit(bits, c) && start_distance(bits, c) == 0) labels[base + c] = cur.node(c) + 1;
+      if (bit(bits, c) && start_distance(bits, c) == 0) local[base + c] = cur.node(c) + 1;
     }
     if (lane == 0) {
       row_bits[parity][ty] = bits;
+      chunk_bits[ty][window] = bits;
       if (in_rows) {
         if constexpr (kCols == 64)
           mask[size_t(y) * geo.words + (x0 >> 6)] = bits;
@@ -78,14 +87,34 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
       const Word up_bits = row_bits[parity][ty - 1];
       const bool touching = Connectivity == 4 ? (bits & up_bits) != 0 : (bits | up_bits) != 0;
       if (touching) {
-        const RowWindow<Word> up{up_bits, up_run > 0, base - width - up_run, base - width};
+        const RowWindow<Word> up{up_bits, up_run > 0, base - kChunkColumns - up_run,
+                                 base - kChunkColumns};
 #pragma unroll
         for (int k = 0; k < kCols / 32; ++k)
-          unite_rows_at<Connectivity>(labels, cur, up, lane + 32 * k);
+          unite_rows_at<Connectivity>(local, cur, up, lane + 32 * k);
       }
       up_run = carried_run(up_bits, up_run);
     }
     cur_run = carried_run(bits, cur_run);
+  }
+  __syncthreads();
+
+  if (!in_rows) return;
+  const uint32_t width = uint32_t(geo.width);
+  const uint32_t chunk_origin = uint32_t(y - ty) * width + uint32_t(x_begin);
+  auto to_raster = [&](uint32_t node) {
+    return chunk_origin + (node / kChunkColumns) * width + node % kChunkColumns;
+  };
+  for (int wi = 0; wi < window; ++wi) {
+    const Word bits = chunk_bits[ty][wi];
+#pragma unroll
+    for (int k = 0; k < kCols / 32; ++k) {
+      const int c = lane + 32 * k;
+      if (bit(bits, c) && start_distance(bits, c) == 0) {
+        const uint32_t node = row_local + uint32_t(wi * kCols + c);
+        labels[to_raster(node)] = to_raster(uf_find(local, node + 1) - 1) + 1;
+      }
+    }
   }
 }
 
