@@ -38,9 +38,9 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
                     unsigned chunks) {
   constexpr int kCols = WindowBits<Word>::kColumns;
   constexpr int kWindows = kChunkColumns / kCols;
+  constexpr int kPerLane = kCols / 32;
   // Bits of each row's current window, double-buffered so one barrier per step suffices.
   __shared__ Word row_bits[2][kStripRows];
-  __shared__ Word chunk_bits[kStripRows][kWindows];
   __shared__ uint32_t local[kStripRows * kChunkColumns];
 
   const int lane = threadIdx.x;
@@ -52,28 +52,46 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   const uint32_t level = fg.load_level();
   const uint32_t row_local = uint32_t(ty) * kChunkColumns;
 
+  // The whole chunk row is read before any of it is used, so that the warp waits for
+  // memory once rather than once per window.
+  uint32_t luma[kWindows][kPerLane];
+#pragma unroll
+  for (int s = 0; s < kWindows; ++s)
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int x = x_begin + s * kCols + 32 * k + lane;
+      luma[s][k] = in_rows && x < x_end ? fg.luma(x, y) : 0;
+    }
+  Word window_bits[kWindows];
+#pragma unroll
+  for (int s = 0; s < kWindows; ++s) {
+    bool p[2] = {false, false};
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int x = x_begin + s * kCols + 32 * k + lane;
+      p[k] = in_rows && x < x_end && is_foreground(luma[s][k], level, fg.mode);
+    }
+    window_bits[s] = warp_window<Word>(p[0], p[1]);
+  }
+
   uint32_t cur_run = 0;  // length of the run through column -1, this row
   uint32_t up_run = 0;   // same, row above
-  int parity = 0;
-  int window = 0;
-  for (int x0 = x_begin; x0 < x_end; x0 += kCols, parity ^= 1, ++window) {
-    const int xa = x0 + lane;
-    const bool pa = in_rows && xa < x_end && fg(xa, y, level);
-    bool pb = false;
-    if constexpr (kCols == 64) pb = in_rows && xa + 32 < x_end && fg(xa + 32, y, level);
-    const Word bits = warp_window<Word>(pa, pb);
-    const uint32_t base = row_local + uint32_t(x0 - x_begin);
+#pragma unroll
+  for (int s = 0; s < kWindows; ++s) {
+    const int x0 = x_begin + s * kCols;
+    if (x0 >= x_end) break;  // the same for every warp of the block
+    const Word bits = window_bits[s];
+    const uint32_t base = row_local + uint32_t(s * kCols);
     const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
 
     // Only piece starts become nodes; a piece continuing a run points at its start.
 #pragma unroll
-    for (int k = 0; k < kCols / 32; ++k) {
+    for (int k = 0; k < kPerLane; ++k) {
       const int c = lane + 32 * k;
       if (bit(bits, c) && start_distance(bits, c) == 0) local[base + c] = cur.node(c) + 1;
     }
     if (lane == 0) {
-      row_bits[parity][ty] = bits;
-      chunk_bits[ty][window] = bits;
+      row_bits[s & 1][ty] = bits;
       if (in_rows) {
         if constexpr (kCols == 64)
           mask[size_t(y) * geo.words + (x0 >> 6)] = bits;
@@ -84,13 +102,13 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
     __syncthreads();
 
     if (ty > 0) {
-      const Word up_bits = row_bits[parity][ty - 1];
+      const Word up_bits = row_bits[s & 1][ty - 1];
       const bool touching = Connectivity == 4 ? (bits & up_bits) != 0 : (bits | up_bits) != 0;
       if (touching) {
         const RowWindow<Word> up{up_bits, up_run > 0, base - kChunkColumns - up_run,
                                  base - kChunkColumns};
 #pragma unroll
-        for (int k = 0; k < kCols / 32; ++k)
+        for (int k = 0; k < kPerLane; ++k)
           unite_rows_at<Connectivity>(local, cur, up, lane + 32 * k);
       }
       up_run = carried_run(up_bits, up_run);
@@ -105,13 +123,14 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   auto to_raster = [&](uint32_t node) {
     return chunk_origin + (node / kChunkColumns) * width + node % kChunkColumns;
   };
-  for (int wi = 0; wi < window; ++wi) {
-    const Word bits = chunk_bits[ty][wi];
 #pragma unroll
-    for (int k = 0; k < kCols / 32; ++k) {
+  for (int s = 0; s < kWindows; ++s) {
+    const Word bits = window_bits[s];  // 0 past the chunk's end
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
       const int c = lane + 32 * k;
       if (bit(bits, c) && start_distance(bits, c) == 0) {
-        const uint32_t node = row_local + uint32_t(wi * kCols + c);
+        const uint32_t node = row_local + uint32_t(s * kCols + c);
         labels[to_raster(node)] = to_raster(uf_find(local, node + 1) - 1) + 1;
       }
     }
