@@ -49,12 +49,16 @@ __device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t 
 
 /// Merges the trees of labels a and b, hanging the larger root under the smaller.
 /// Lock-free: retries when another thread re-parented a root in between. A stale read
-/// only costs a retry: parents only ever decrease and always stay in the same tree.
+/// only costs a retry: every parent stays in its node's tree and below the node.
+/// The finds halve the paths they walk: strips and chunks are merged into chains of
+/// roots that later unions would otherwise walk again and again. A halving store only
+/// touches nodes that are no longer roots, so it can at worst undo a link that a
+/// failed union attempt left behind, and that union goes on through the root it met.
 __device__ __forceinline__ void uf_union(uint32_t* labels, uint32_t a, uint32_t b) {
   bool done;
   do {
-    a = uf_find(labels, a);
-    b = uf_find(labels, b);
+    a = uf_find_compress(labels, a);
+    b = uf_find_compress(labels, b);
     if (a == b) return;
     if (a > b) {
       const uint32_t t = a;
