@@ -1,13 +1,11 @@
-// Root numbering (per-block counts, a CUB scan over them, numbering), the features
+// Root numbering (one pass: block scan plus decoupled look-back), the features
 // pass after Hennequin et al. §IV-C/D (only run starts walk to the root; the rest of
 // the run takes its id by __shfl_sync), and the table's hand-over.
 #include "analysis.h"
 
 #include <algorithm>
 #include <cstring>
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include "check.h"
 #include "moments.cuh"
@@ -50,35 +48,82 @@ __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const ui
   return roots;
 }
 
-template <int Connectivity>
-__global__ void __launch_bounds__(kWordBlock)
-    count_roots_kernel(FrameGeometry geo, const uint64_t* mask, const uint32_t* labels,
-                       long long words, uint32_t* block_counts) {
-  using Reduce = cub::BlockReduce<uint32_t, kWordBlock>;
-  __shared__ typename Reduce::TempStorage temp;
-  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
-  uint32_t base;
-  const uint32_t n = t < words ? __popcll(root_bits<Connectivity>(geo, mask, labels, t, &base)) : 0;
-  const uint32_t total = Reduce(temp).Sum(n);
-  if (threadIdx.x == 0) {
-    block_counts[blockIdx.x] = total;
-    if (blockIdx.x == 0) block_counts[gridDim.x] = 0;  // the scan's total lands there
-  }
+/// A block's entry in the numbering's single-pass scan (decoupled look-back): the
+/// frame's epoch, whether the value is the block's own root count or the inclusive
+/// count up to it, and the value, in one 64-bit word so that readers never see a flag
+/// without its value. The epoch tells this frame's entries from older ones, so the
+/// statuses need no reset between frames.
+constexpr uint64_t kStatusAggregate = 1ull << 62;
+constexpr uint64_t kStatusInclusive = 2ull << 62;
+constexpr uint32_t kEpochMask = (1u << 30) - 1;
+
+__device__ __forceinline__ uint64_t status_word(uint64_t flag, uint32_t epoch, uint32_t value) {
+  return flag | (uint64_t(epoch & kEpochMask) << 32) | value;
 }
 
+/// Roots counted before this block, by warp 0: publishes the block's aggregate, walks
+/// back over the preceding blocks 32 at a time until one with an inclusive count, then
+/// publishes this block's inclusive count.
+__device__ __forceinline__ uint32_t look_back(uint64_t* status, uint32_t epoch,
+                                              uint32_t aggregate) {
+  const int lane = threadIdx.x;
+  const long long tile = blockIdx.x;
+  if (tile == 0) {
+    if (lane == 0) atomicExch(reinterpret_cast<unsigned long long*>(status),
+                              status_word(kStatusInclusive, epoch, aggregate));
+    return 0;
+  }
+  if (lane == 0)
+    atomicExch(reinterpret_cast<unsigned long long*>(status + tile),
+               status_word(kStatusAggregate, epoch, aggregate));
+  uint32_t prefix = 0;
+  for (long long last = tile - 1;; last -= kWarpSize) {
+    const long long at = last - lane;
+    uint64_t word;
+    bool ready;
+    do {
+      word = at >= 0 ? *reinterpret_cast<volatile uint64_t*>(status + at)
+                     : status_word(kStatusInclusive, epoch, 0);
+      ready = (word >> 62) != 0 && uint32_t(word >> 32 & kEpochMask) == (epoch & kEpochMask);
+    } while (!__all_sync(kFullWarp, ready));
+    const unsigned inclusive = __ballot_sync(kFullWarp, (word >> 62) == 2);
+    // Lanes up to the nearest inclusive block (lowest lane) count; the rest are before it.
+    const unsigned counted = inclusive ? (inclusive & -inclusive) * 2 - 1 : kFullWarp;
+    const uint32_t value = (counted >> lane) & 1 ? uint32_t(word) : 0;
+    prefix += __reduce_add_sync(kFullWarp, value);
+    if (inclusive) break;
+  }
+  if (lane == 0)
+    atomicExch(reinterpret_cast<unsigned long long*>(status + tile),
+               status_word(kStatusInclusive, epoch, prefix + aggregate));
+  return prefix;
+}
+
+/// One thread per mask word: finds its roots, numbers them in raster order (block scan
+/// plus look-back across blocks), tags each root's label with its id and starts its
+/// table entry. The last block leaves N in info->count.
 template <int Connectivity>
 __global__ void __launch_bounds__(kWordBlock)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
-                        long long words, const uint32_t* block_offsets, Component* table,
+                        long long words, uint64_t* status, uint32_t epoch, Component* table,
                         FrameInfo* info) {
   using Scan = cub::BlockScan<uint32_t, kWordBlock>;
   __shared__ typename Scan::TempStorage temp;
+  __shared__ uint32_t block_prefix;
   const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
   uint32_t base = 0;
   uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t, &base) : 0;
-  uint32_t before;
-  Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before);
-  uint32_t id = block_offsets[blockIdx.x] + before;
+  uint32_t before, aggregate;
+  Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before, aggregate);
+  if (threadIdx.x < kWarpSize) {
+    const uint32_t prefix = look_back(status, epoch, aggregate);
+    if (threadIdx.x == 0) {
+      block_prefix = prefix;
+      if (blockIdx.x == gridDim.x - 1) info->count = prefix + aggregate;
+    }
+  }
+  __syncthreads();
+  uint32_t id = block_prefix + before;
   const int y = int(t / geo.words);
   for_each_bit(roots, [&](int c) {
     ++id;
@@ -91,7 +136,6 @@ __global__ void __launch_bounds__(kWordBlock)
     entry.height = y;   // accumulates the maximum y
     table[id - 1] = entry;
   });
-  if (blockIdx.x == 0 && threadIdx.x == 0) info->count = block_offsets[gridDim.x];
 }
 
 /// The label covering most pixels of one half (32 columns) of a window: a warp vote.
@@ -270,13 +314,10 @@ void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
   publish_blocks_ = std::max(1, 4 * sm_count);
   feature_blocks_ = unsigned(std::max(1, kFeatureBlocksPerSm * sm_count));
-  block_counts_.reserve(count_blocks_ + 1);
-  block_offsets_.reserve(count_blocks_ + 1);
-  size_t bytes = 0;
-  CCL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, block_counts_.get(),
-                                               block_offsets_.get(), count_blocks_ + 1));
-  scan_temp_.reserve(std::max<size_t>(bytes, 1));
-  scan_temp_bytes_ = bytes;
+  if (count_blocks_ > status_.capacity()) {
+    status_.reserve(count_blocks_);
+    epoch_ = 0;  // fresh memory: cleared before its first use
+  }
   table_.reserve(std::max<size_t>(capacity, 1));
   header_.reserve(1);
   // The host copy starts small and grows to what frames need (read_table): most frames
@@ -285,8 +326,7 @@ void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
 }
 
 void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
-  block_counts_.fill_bytes(byte, count_blocks_ + 1, stream);
-  block_offsets_.fill_bytes(byte, count_blocks_ + 1, stream);
+  // Not the scan statuses: the epoch already tells stale ones apart.
   table_.fill_bytes(byte, components, stream);
   std::memset(header_.host(), byte, sizeof(HostHeader));
   std::memset(static_cast<void*>(host_table_.host()), byte,
@@ -296,22 +336,17 @@ void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                       int connectivity, FrameInfo* info, cudaStream_t stream) {
   const long long words = (long long)geo.mask_words();
-  if (connectivity == 4)
-    count_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(geo, mask, labels, words,
-                                                                   block_counts_.get());
-  else
-    count_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(geo, mask, labels, words,
-                                                                   block_counts_.get());
-  check_launch("count_roots_kernel");
-  size_t bytes = scan_temp_bytes_;
-  CCL_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, block_counts_.get(),
-                                               block_offsets_.get(), count_blocks_ + 1, stream));
+  if (epoch_ == 0 || epoch_ == kEpochMask) {
+    status_.fill_bytes(0, status_.capacity(), stream);
+    epoch_ = 0;
+  }
+  ++epoch_;
   if (connectivity == 4)
     number_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, block_offsets_.get(), table_.get(), info);
+        geo, mask, labels, words, status_.get(), epoch_, table_.get(), info);
   else
     number_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, block_offsets_.get(), table_.get(), info);
+        geo, mask, labels, words, status_.get(), epoch_, table_.get(), info);
   check_launch("number_roots_kernel");
 }
 

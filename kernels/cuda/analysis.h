@@ -29,9 +29,9 @@ class Analysis {
   /// Fills what a frame with up to `components` components uses with `byte`.
   void poison(int byte, size_t components, cudaStream_t stream);
 
-  /// Gives each root its id: count roots per block, scan the counts (CUB), number
-  /// them; each root's label becomes kIdTag | id, its table entry is started, and N
-  /// lands in info->count.
+  /// Gives each root its id in one pass (block scan, then a decoupled look-back over
+  /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
+  /// started, and N lands in info->count.
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
               int connectivity, FrameInfo* info, cudaStream_t stream);
 
@@ -54,10 +54,8 @@ class Analysis {
   unsigned count_blocks_ = 0;
   int publish_blocks_ = 1;
   unsigned feature_blocks_ = 1;
-  DeviceBuffer<uint32_t> block_counts_;
-  DeviceBuffer<uint32_t> block_offsets_;
-  DeviceBuffer<uint8_t> scan_temp_;
-  size_t scan_temp_bytes_ = 0;
+  DeviceBuffer<uint64_t> status_;  // per-block scan status (analysis.cu)
+  uint32_t epoch_ = 0;             // this frame's tag in status_; 0: status_ not cleared
   DeviceBuffer<Component> table_;
   MappedBuffer<HostHeader> header_;
   MappedBuffer<Component> host_table_;
