@@ -48,6 +48,46 @@ __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const ui
   return roots;
 }
 
+/// Among `roots` (run starts of mask word t that are components' first pixels), those
+/// whose run is the whole component: it ends inside the word (or at the next word's
+/// background) and no pixel of the row below touches it. Nothing above or to the left
+/// can touch a component's first run, so these are complete once numbered: numbering
+/// writes their features and the features pass leaves them alone (kSoloTag), which
+/// spares most components of sparse images their atomics.
+template <int Connectivity>
+__device__ __forceinline__ uint64_t solo_runs(const FrameGeometry& geo, const uint64_t* mask,
+                                              long long t, uint64_t roots) {
+  if (roots == 0) return 0;
+  const int y = int(t / geo.words);
+  const int w = int(t % geo.words);
+  const uint64_t* row = mask + size_t(y) * geo.words;
+  const uint64_t m = row[w];
+  const uint64_t next = w + 1 < geo.words ? row[w + 1] : 0;
+  uint64_t below = 0, below_prev = 0, below_next = 0;
+  if (y + 1 < geo.height) {
+    const uint64_t* under = row + geo.words;
+    below = under[w];
+    if constexpr (Connectivity == 8) {
+      below_prev = w > 0 ? under[w - 1] : 0;
+      below_next = w + 1 < geo.words ? under[w + 1] : 0;
+    }
+  }
+  uint64_t solo = 0;
+  for_each_bit(roots, [&](int c) {
+    const int len = end_distance(m, c);
+    if (c + len == 64 && (next & 1)) return;  // the run goes on in the next word
+    const uint64_t span = (len == 64 ? ~uint64_t(0) : (uint64_t(1) << len) - 1) << c;
+    uint64_t touch = below & span;
+    if constexpr (Connectivity == 8) {
+      touch |= below & ((span << 1) | (span >> 1));
+      if (c == 0) touch |= below_prev >> 63;
+      if (c + len == 64) touch |= below_next & 1;
+    }
+    if (touch == 0) solo |= uint64_t(1) << c;
+  });
+  return solo;
+}
+
 /// A block's entry in the numbering's single-pass scan (decoupled look-back): the
 /// frame's epoch, whether the value is the block's own root count or the inclusive
 /// count up to it, and the value, in one 64-bit word so that readers never see a flag
@@ -125,15 +165,27 @@ __global__ void __launch_bounds__(kWordBlock)
   __syncthreads();
   uint32_t id = block_prefix + before;
   const int y = int(t / geo.words);
+  const uint64_t solo = solo_runs<Connectivity>(geo, mask, t, roots);
   for_each_bit(roots, [&](int c) {
     ++id;
-    labels[base + c] = kIdTag | id;
     Component entry{};
     entry.label = id;
-    entry.x = INT_MAX;  // accumulates the minimum x
-    entry.y = y;        // the root is the component's first pixel: its row is the top
-    entry.width = -1;   // accumulates the maximum x
-    entry.height = y;   // accumulates the maximum y
+    entry.y = y;  // the root is the component's first pixel: its row is the top
+    if ((solo >> c) & 1) {
+      const uint64_t m = mask[t];
+      const uint32_t len = uint32_t(end_distance(m, c));
+      const WindowRun run = WindowRun::of(uint32_t(c), len);
+      const Moments sums = Moments::of_window(64u * uint32_t(t % geo.words), uint32_t(y),
+                                              run.count, run.sum_c, run.sum_cc, uint32_t(c),
+                                              uint32_t(c) + len - 1);
+      sums.store_to(entry);
+      labels[base + c] = kIdTag | kSoloTag | id;
+    } else {
+      entry.x = INT_MAX;  // accumulates the minimum x
+      entry.width = -1;   // accumulates the maximum x
+      entry.height = y;   // accumulates the maximum y
+      labels[base + c] = kIdTag | id;
+    }
     table[id - 1] = entry;
   });
 }
@@ -185,25 +237,30 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     for (int w = w_begin; w < w_end; ++w) {
       const uint64_t bits = row[w];
       const uint32_t x_window = 64u * uint32_t(w);
-      uint32_t id[2] = {0, 0};
-      uint32_t label[2] = {0, 0};
+      uint32_t id[2] = {0, 0};     // at piece starts: the component's id, 0 if solo
+      uint32_t label[2] = {0, 0};  // output label of each pixel
       if (bits != 0) {
+        uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = lane + 32 * k;
           if (bit(bits, c) && start_distance(bits, c) == 0)
-            id[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+            found[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+          id[k] = found[k] & kSoloTag ? 0 : found[k];
         }
+        uint32_t counted[2];  // label[] without solo components: what the sums cover
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = lane + 32 * k;
           const bool fg = bit(bits, c);
           const int source = fg ? c - start_distance(bits, c) : c;
-          const uint32_t lo = __shfl_sync(kFullWarp, id[0], source & 31);
-          const uint32_t hi = __shfl_sync(kFullWarp, id[1], source & 31);
-          label[k] = fg ? (source < 32 ? lo : hi) : 0;
+          const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
+          const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
+          const uint32_t raw = fg ? (source < 32 ? lo : hi) : 0;
+          label[k] = raw & ~kSoloTag;
+          counted[k] = raw & kSoloTag ? 0 : raw;
         }
-        const uint32_t dominant = dominant_label(label);
+        const uint32_t dominant = dominant_label(counted);
         if (dominant != hot_id) {
           if (lane == 0 && hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
           hot = Moments::none();

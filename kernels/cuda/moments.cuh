@@ -80,6 +80,20 @@ struct Moments {
     }
   }
 
+  /// Writes the sums as a table entry's accumulating fields (x, width = x max,
+  /// height = y max; the caller sets label and y).
+  __device__ void store_to(Component& c) const {
+    c.area = area;
+    c.sum_x = sum_x;
+    c.sum_y = sum_y;
+    c.sum_xx = sum_xx;
+    c.sum_xy = sum_xy;
+    c.sum_yy = sum_yy;
+    c.x = x_min;
+    c.width = x_max;
+    c.height = y_max;
+  }
+
   /// Adds into a table entry that accumulates (width = x max, height = y max until
   /// the table is finished; y is the root's row, already the minimum).
   __device__ void atomic_add_to(Component& c) const {

@@ -24,6 +24,10 @@ namespace ccl::cuda {
 /// Marks a root slot that holds the component's output id instead of a parent. Free
 /// because raster indices + 1 stay below 2^31 (W*H < 2^31).
 constexpr uint32_t kIdTag = 0x80000000u;
+/// With kIdTag: the component is this root's run alone and its features are already in
+/// the table (analysis.cu). Free because ids stay below 2^30 (at most W*H/2 components).
+/// uf_find_id returns it with the id; only a run's own start can meet it.
+constexpr uint32_t kSoloTag = 0x40000000u;
 
 /// Follows parents to the root; returns the root's label (index + 1).
 __device__ __forceinline__ uint32_t uf_find(const uint32_t* labels, uint32_t label) {
