@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
                                  base - kChunkColumns};
 #pragma unroll
         for (int k = 0; k < kPerLane; ++k)
-          unite_rows_at<Connectivity>(local, cur, up, lane + 32 * k);
+          unite_rows_at<Connectivity>(AtomicForest{local}, cur, up, lane + 32 * k);
       }
       up_run = carried_run(up_bits, up_run);
     }

@@ -112,8 +112,9 @@ struct RowWindow {
 /// c, doing so only where one of the two runs starts, so each touching pair is united
 /// at one column only. 4-connectivity: both fg at c. 8-connectivity: runs overlap or
 /// touch diagonally; the later-starting run sees the other at c-1 or c.
-template <int Connectivity, class Word>
-__device__ __forceinline__ void unite_rows_at(uint32_t* labels, const RowWindow<Word>& cur,
+/// `labels`: the label image (uint32_t*) or a union-find forest (union_find.cuh).
+template <int Connectivity, class Word, class Forest>
+__device__ __forceinline__ void unite_rows_at(const Forest& labels, const RowWindow<Word>& cur,
                                               const RowWindow<Word>& up, int c) {
   if constexpr (Connectivity == 4) {
     if (cur.fg(c) && up.fg(c) && (cur.starts(c) || up.starts(c)))

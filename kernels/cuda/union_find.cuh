@@ -29,7 +29,43 @@ constexpr uint32_t kIdTag = 0x80000000u;
 /// uf_find_id returns it with the id; only a run's own start can meet it.
 constexpr uint32_t kSoloTag = 0x40000000u;
 
-/// Follows parents to the root; returns the root's label (index + 1).
+/// How union-find reads and re-links parents. The label image in global memory uses
+/// plain loads and stores: its finds and unions race benignly (a stale parent only
+/// costs a retry) and atomicMin decides every link. A block's forest in shared memory
+/// (HA strips) is touched only through atomics while its warps unite concurrently, so
+/// that those unions are data-race free in the memory model's sense, which
+/// compute-sanitizer's racecheck, watching shared memory, can then confirm.
+struct PlainForest {
+  uint32_t* parents;
+  __device__ __forceinline__ uint32_t parent(uint32_t label) const { return parents[label - 1]; }
+  /// Path halving: `to` is an ancestor, so the node stays in its tree.
+  __device__ __forceinline__ void shortcut(uint32_t label, uint32_t to) const {
+    parents[label - 1] = to;
+  }
+  __device__ __forceinline__ uint32_t link(uint32_t root, uint32_t to) const {
+    return atomicMin(&parents[root - 1], to);
+  }
+};
+
+struct AtomicForest {
+  uint32_t* parents;
+  __device__ __forceinline__ uint32_t parent(uint32_t label) const {
+    return atomicOr(&parents[label - 1], 0u);
+  }
+  __device__ __forceinline__ void shortcut(uint32_t label, uint32_t to) const {
+    atomicMin(&parents[label - 1], to);
+  }
+  __device__ __forceinline__ uint32_t link(uint32_t root, uint32_t to) const {
+    return atomicMin(&parents[root - 1], to);
+  }
+};
+
+__device__ __forceinline__ PlainForest forest_of(uint32_t* labels) { return {labels}; }
+__device__ __forceinline__ const PlainForest& forest_of(const PlainForest& f) { return f; }
+__device__ __forceinline__ const AtomicForest& forest_of(const AtomicForest& f) { return f; }
+
+/// Follows parents to the root; returns the root's label (index + 1). For walks that
+/// no other thread writes concurrently, or that tolerate stale parents.
 __device__ __forceinline__ uint32_t uf_find(const uint32_t* labels, uint32_t label) {
   uint32_t parent = labels[label - 1];
   while (parent != label) {
@@ -40,15 +76,20 @@ __device__ __forceinline__ uint32_t uf_find(const uint32_t* labels, uint32_t lab
 }
 
 /// Same, compressing the path it walked (halving), for kernels where writes are allowed.
-__device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t label) {
-  uint32_t parent = labels[label - 1];
+template <class Forest>
+__device__ __forceinline__ uint32_t uf_find_compress(const Forest& forest, uint32_t label) {
+  uint32_t parent = forest.parent(label);
   while (parent != label) {
-    const uint32_t grand = labels[parent - 1];
-    if (grand != parent) labels[label - 1] = grand;
+    const uint32_t grand = forest.parent(parent);
+    if (grand != parent) forest.shortcut(label, grand);
     label = parent;
     parent = grand;
   }
   return label;
+}
+
+__device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t label) {
+  return uf_find_compress(PlainForest{labels}, label);
 }
 
 /// Merges the trees of labels a and b, hanging the larger root under the smaller.
@@ -58,11 +99,14 @@ __device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t 
 /// roots that later unions would otherwise walk again and again. A halving store only
 /// touches nodes that are no longer roots, so it can at worst undo a link that a
 /// failed union attempt left behind, and that union goes on through the root it met.
-__device__ __forceinline__ void uf_union(uint32_t* labels, uint32_t a, uint32_t b) {
+/// `where` is a uint32_t* label image or a forest (PlainForest, AtomicForest).
+template <class Where>
+__device__ __forceinline__ void uf_union(const Where& where, uint32_t a, uint32_t b) {
+  const auto& forest = forest_of(where);
   bool done;
   do {
-    a = uf_find_compress(labels, a);
-    b = uf_find_compress(labels, b);
+    a = uf_find_compress(forest, a);
+    b = uf_find_compress(forest, b);
     if (a == b) return;
     if (a > b) {
       const uint32_t t = a;
@@ -71,7 +115,7 @@ __device__ __forceinline__ void uf_union(uint32_t* labels, uint32_t a, uint32_t 
     }
     // b becomes a child of a only if b is still a root; otherwise b's current parent
     // (old) must still be merged with a, which the next round does.
-    const uint32_t old = atomicMin(&labels[b - 1], a);
+    const uint32_t old = forest.link(b, a);
     done = (old == b);
     b = old;
   } while (!done);
