@@ -57,6 +57,7 @@
 #include <gst/video/gstvideometa.h>
 
 #include "cudacontext.h"
+#include "gstcudacclreport.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define GST_CAT_DEFAULT gst_cuda_ccl_debug
@@ -76,8 +77,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 
 /* Label indices and pixel offsets are 32-bit signed on the device. */
 #define MAX_PIXELS G_GINT64_CONSTANT (2147483647)
-
-#define ROI_TYPE "ccl-component"
 
 enum
 {
@@ -306,7 +305,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ROI_META,
       g_param_spec_boolean ("roi-meta", "ROI meta",
-          "Also attach one GstVideoRegionOfInterestMeta (type \"" ROI_TYPE
+          "Also attach one GstVideoRegionOfInterestMeta (type \"" GST_CUDA_CCL_ROI_TYPE
           "\") per reported component, its area, centroid and moments in a "
           "parameter structure", DEFAULT_ROI_META,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
@@ -883,109 +882,6 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   return TRUE;
 }
 
-static void
-add_roi_metas (GstBuffer * buf, const CclReport * report)
-{
-  guint i;
-
-  for (i = 0; i < report->n_components; i++) {
-    const GstCclComponent *c = &report->components[i];
-    GstVideoRegionOfInterestMeta *roi;
-
-    roi = gst_buffer_add_video_region_of_interest_meta (buf, ROI_TYPE,
-        c->x, c->y, c->width, c->height);
-    roi->id = (gint) c->label;
-    gst_video_region_of_interest_meta_add_param (roi,
-        gst_structure_new (ROI_TYPE,
-            "label", G_TYPE_UINT, c->label,
-            "area", G_TYPE_UINT64, c->area,
-            "centroid-x", G_TYPE_DOUBLE, c->centroid_x,
-            "centroid-y", G_TYPE_DOUBLE, c->centroid_y,
-            "sum-x", G_TYPE_UINT64, c->sum_x,
-            "sum-y", G_TYPE_UINT64, c->sum_y,
-            "sum-xx", G_TYPE_UINT64, c->sum_xx,
-            "sum-xy", G_TYPE_UINT64, c->sum_xy,
-            "sum-yy", G_TYPE_UINT64, c->sum_yy, NULL));
-  }
-}
-
-/* Appends value to the GstValueArray in array (initialized by the caller). */
-static void
-append_value (GValue * array, GType type, ...)
-{
-  GValue v = G_VALUE_INIT;
-  va_list args;
-
-  g_value_init (&v, type);
-  va_start (args, type);
-  switch (type) {
-    case G_TYPE_UINT:
-      g_value_set_uint (&v, va_arg (args, guint));
-      break;
-    case G_TYPE_INT:
-      g_value_set_int (&v, va_arg (args, gint));
-      break;
-    case G_TYPE_UINT64:
-      g_value_set_uint64 (&v, va_arg (args, guint64));
-      break;
-    case G_TYPE_DOUBLE:
-      g_value_set_double (&v, va_arg (args, gdouble));
-      break;
-    default:
-      g_assert_not_reached ();
-  }
-  va_end (args);
-  gst_value_array_append_and_take_value (array, &v);
-}
-
-static void
-post_frame_message (GstCudaCcl * self, GstBuffer * buf,
-    const GstVideoInfo * info, const CclReport * report)
-{
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstStructure *s;
-  guint i;
-  enum
-  { LABEL, BOX_X, BOX_Y, BOX_W, BOX_H, AREA, CX, CY, N_FIELDS };
-  static const gchar *names[N_FIELDS] = { "label", "bbox-x", "bbox-y",
-    "bbox-width", "bbox-height", "area", "centroid-x", "centroid-y"
-  };
-  GValue arrays[N_FIELDS] = { G_VALUE_INIT, };
-
-  for (i = 0; i < N_FIELDS; i++)
-    gst_value_array_init (&arrays[i], report->n_components);
-  for (i = 0; i < report->n_components; i++) {
-    const GstCclComponent *c = &report->components[i];
-
-    append_value (&arrays[LABEL], G_TYPE_UINT, c->label);
-    append_value (&arrays[BOX_X], G_TYPE_INT, c->x);
-    append_value (&arrays[BOX_Y], G_TYPE_INT, c->y);
-    append_value (&arrays[BOX_W], G_TYPE_INT, c->width);
-    append_value (&arrays[BOX_H], G_TYPE_INT, c->height);
-    append_value (&arrays[AREA], G_TYPE_UINT64, c->area);
-    append_value (&arrays[CX], G_TYPE_DOUBLE, c->centroid_x);
-    append_value (&arrays[CY], G_TYPE_DOUBLE, c->centroid_y);
-  }
-
-  s = gst_structure_new ("cudaccl",
-      "timestamp", G_TYPE_UINT64, pts,
-      "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, pts),
-      "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH (info),
-      "height", G_TYPE_INT, GST_VIDEO_INFO_HEIGHT (info),
-      "total-components", G_TYPE_UINT, report->total_count,
-      "reported-components", G_TYPE_UINT, report->n_components,
-      "threshold", G_TYPE_UINT, report->threshold, NULL);
-  for (i = 0; i < N_FIELDS; i++)
-    gst_structure_take_value (s, names[i], &arrays[i]);
-
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
 /* Whether buf can be labeled where it is, on the GPU: GstCudaMemory of the
  * element's own context (memory of another context cannot be read there, so it
  * goes through a host mapping, with one warning). */
@@ -1075,9 +971,11 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   meta->gpu_time = report.gpu_time;
 
   if (roi_meta)
-    add_roi_metas (buf, &report);
+    gst_cuda_ccl_report_add_roi_metas (buf, &report);
   if (post_messages)
-    post_frame_message (self, buf, &filter->in_info, &report);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_cuda_ccl_report_message (GST_OBJECT (self), buf, &trans->segment,
+            &filter->in_info, &report));
 
   /* wall: this call, on the CPU, from entry to here (GPU waits included). */
   GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "
