@@ -24,8 +24,8 @@ GstCclComponent to_gst(const Component& c) {
 
 void select_components(const Result& result, uint32_t min_area, uint32_t max_components,
                        Selection& out) {
-  std::vector<const Component*> kept;
-  kept.reserve(result.components.size());
+  std::vector<const Component*>& kept = out.kept;
+  kept.clear();
   for (const Component& c : result.components)
     if (c.area >= min_area) kept.push_back(&c);
 

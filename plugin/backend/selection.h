@@ -20,6 +20,8 @@ struct Selection {
   std::vector<uint8_t> reported_flag;
   /// The marks (boxes, centroid crosses) of the reported components.
   std::vector<overlay::Mark> marks;
+  /// Scratch of select_components, kept so that frames reuse its memory.
+  std::vector<const Component*> kept;
 };
 
 GstCclComponent to_gst(const Component& c);
