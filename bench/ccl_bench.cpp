@@ -103,9 +103,9 @@ Config parse_args(int argc, char** argv) {
     } else if (a == "--algorithms") {
       c.algorithms.clear();
       for (const std::string& s : split(value())) {
-        if (s == "ha4" || s == "ha") c.algorithms.push_back(ccl::Algorithm::HA);
-        else if (s == "komura" || s == "ke") c.algorithms.push_back(ccl::Algorithm::Komura);
-        else usage("unknown algorithm");
+        ccl::Algorithm algorithm;
+        if (!ccl::parse(s, &algorithm)) usage("unknown algorithm");
+        c.algorithms.push_back(algorithm);
       }
     } else if (a == "--connectivity") {
       c.connectivities.clear();
@@ -222,7 +222,7 @@ class Bench {
           r.height = h;
           r.density = frame.density;
           r.granularity = frame.granularity;
-          r.algorithm = algorithm == ccl::Algorithm::HA ? "ha4" : "komura";
+          r.algorithm = ccl::to_string(algorithm);
           r.connectivity = conn;
           r.mode = labels ? "labels" : "features";
           if (frame.granularity)

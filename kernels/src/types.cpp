@@ -46,6 +46,27 @@ const char* to_string(ThresholdMode m) {
 
 const char* to_string(Algorithm a) { return a == Algorithm::HA ? "ha4" : "komura"; }
 
+bool parse(const std::string& text, ThresholdMode* out) {
+  for (ThresholdMode m : {ThresholdMode::Above, ThresholdMode::Below, ThresholdMode::Otsu})
+    if (text == to_string(m)) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
+bool parse(const std::string& text, Algorithm* out) {
+  if (text == to_string(Algorithm::HA) || text == "ha") {
+    *out = Algorithm::HA;
+    return true;
+  }
+  if (text == to_string(Algorithm::Komura) || text == "ke") {
+    *out = Algorithm::Komura;
+    return true;
+  }
+  return false;
+}
+
 bool Component::operator==(const Component& o) const {
   return label == o.label && x == o.x && y == o.y && width == o.width &&
          height == o.height && area == o.area && sum_x == o.sum_x && sum_y == o.sum_y &&

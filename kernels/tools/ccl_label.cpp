@@ -87,9 +87,8 @@ Args parse(int argc, char** argv) {
     } else if (arg == "--device") {
       a.device = parse_int(arg, v, -1, 1024);
     } else if (arg == "--algorithm") {
-      if (v == "ha4" || v == "ha") a.options.algorithm = ccl::Algorithm::HA;
-      else if (v == "komura") a.options.algorithm = ccl::Algorithm::Komura;
-      else die("--algorithm is ha4 or komura, not '" + v + "'", 2);
+      if (!ccl::parse(v, &a.options.algorithm))
+        die("--algorithm is ha4 or komura, not '" + v + "'", 2);
     } else if (arg == "--connectivity") {
       a.options.connectivity = parse_int(arg, v, 4, 8);
       if (a.options.connectivity != 4 && a.options.connectivity != 8)
@@ -97,10 +96,8 @@ Args parse(int argc, char** argv) {
     } else if (arg == "--threshold") {
       a.options.threshold = parse_int(arg, v, 0, 255);
     } else if (arg == "--mode") {
-      if (v == "above") a.options.mode = ccl::ThresholdMode::Above;
-      else if (v == "below") a.options.mode = ccl::ThresholdMode::Below;
-      else if (v == "otsu") a.options.mode = ccl::ThresholdMode::Otsu;
-      else die("--mode is above, below or otsu, not '" + v + "'", 2);
+      if (!ccl::parse(v, &a.options.mode))
+        die("--mode is above, below or otsu, not '" + v + "'", 2);
     } else if (arg == "--output") {
       a.prefix = v;
     } else if (arg == "--repeat") {
@@ -210,14 +207,13 @@ int main(int argc, char** argv) {
   write_png(png, result);
   write_csv(csv, result);
 
-  const bool otsu = args.options.mode == ccl::ThresholdMode::Otsu;
   std::printf("%s: %dx%d, %s backend%s, %d-connectivity\n", args.input.c_str(), view.width,
               view.height, use_cuda ? "cuda" : "cpu",
               use_cuda ? (std::string(" (") + ccl::to_string(args.options.algorithm) + ")").c_str()
                        : "",
               args.options.connectivity);
   std::printf("%u components, threshold %d (%s), %.3f ms%s\n", result.num_components,
-              result.threshold_used, otsu ? "otsu" : ccl::to_string(args.options.mode), best_ms,
+              result.threshold_used, ccl::to_string(args.options.mode), best_ms,
               args.repeat > 1 ? " (fastest of the repeats, host to host)" : " (host to host)");
   std::printf("labels: %s\ntable:  %s\n", png.c_str(), csv.c_str());
   return 0;

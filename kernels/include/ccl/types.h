@@ -40,6 +40,10 @@ int luma_bytes_per_pixel(PixelFormat f);
 const char* to_string(PixelFormat f);
 const char* to_string(ThresholdMode m);
 const char* to_string(Algorithm a);
+/// The inverse of to_string (plus the short names "ha" and "ke" for algorithms);
+/// false, leaving *out alone, for any other text.
+bool parse(const std::string& text, ThresholdMode* out);
+bool parse(const std::string& text, Algorithm* out);
 
 struct Options {
   /// 0..255; for GRAY16_LE compared against value * 257.
