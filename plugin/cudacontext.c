@@ -19,12 +19,6 @@
 G_STATIC_ASSERT (sizeof (CCL_CAPS_FEATURE_CUDA_MEMORY) ==
     sizeof (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
 
-gboolean
-ccl_cuda_context_supported (void)
-{
-  return TRUE;
-}
-
 void
 ccl_cuda_context_handle_set_context (GstElement * element,
     GstContext * gst_context, gint device_id, GstObject ** context)

@@ -19,9 +19,6 @@ G_BEGIN_DECLS
  * spelled out so that builds without CUDA can name it in their caps. */
 #define CCL_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
 
-/* Whether this build can share a GstCudaContext and label GstCudaMemory. */
-gboolean ccl_cuda_context_supported (void);
-
 /* element->set_context: takes a CUDA GstContext into *context when it is on
  * device_id (any device when -1) and *context is still empty. */
 void ccl_cuda_context_handle_set_context (GstElement * element,

@@ -9,12 +9,6 @@
 
 #include "cudacontext.h"
 
-gboolean
-ccl_cuda_context_supported (void)
-{
-  return FALSE;
-}
-
 void
 ccl_cuda_context_handle_set_context (GstElement * element,
     GstContext * gst_context, gint device_id, GstObject ** context)

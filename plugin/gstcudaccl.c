@@ -75,9 +75,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_ROI_META TRUE
 #define DEFAULT_POST_MESSAGES FALSE
 
-/* Label indices and pixel offsets are 32-bit signed on the device. */
-#define MAX_PIXELS G_GINT64_CONSTANT (2147483647)
-
 enum
 {
   PROP_0,
@@ -828,7 +825,7 @@ gst_cuda_ccl_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (gst_structure_get_int (s, "width", &width) &&
       gst_structure_get_int (s, "height", &height)) {
     pixels = (gint64) width * height;
-    if (pixels > MAX_PIXELS) {
+    if (pixels > CCL_MAX_PIXELS) {
       GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
           ("Frame size %dx%d is too large to label", width, height),
           ("%dx%d = %" G_GINT64_FORMAT " pixels; cudaccl labels frames of at "

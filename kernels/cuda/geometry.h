@@ -45,7 +45,6 @@ struct FrameGeometry {
 
   size_t pixels() const { return size_t(width) * size_t(height); }
   size_t mask_words() const { return size_t(words) * size_t(height); }
-  bool operator==(const FrameGeometry& o) const { return width == o.width && height == o.height; }
 };
 
 inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b); }

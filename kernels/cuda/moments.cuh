@@ -62,24 +62,6 @@ struct Moments {
     y_max = max(y_max, o.y_max);
   }
 
-  /// Sum over the warp (every lane gets it).
-  __device__ void warp_sum() {
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
-      Moments o;
-      o.area = __shfl_xor_sync(kFullWarp, area, d);
-      o.sum_x = __shfl_xor_sync(kFullWarp, sum_x, d);
-      o.sum_y = __shfl_xor_sync(kFullWarp, sum_y, d);
-      o.sum_xx = __shfl_xor_sync(kFullWarp, sum_xx, d);
-      o.sum_xy = __shfl_xor_sync(kFullWarp, sum_xy, d);
-      o.sum_yy = __shfl_xor_sync(kFullWarp, sum_yy, d);
-      o.x_min = __shfl_xor_sync(kFullWarp, x_min, d);
-      o.x_max = __shfl_xor_sync(kFullWarp, x_max, d);
-      o.y_max = __shfl_xor_sync(kFullWarp, y_max, d);
-      add(o);
-    }
-  }
-
   /// Writes the sums as a table entry's accumulating fields (x, width = x max,
   /// height = y max; the caller sets label and y).
   __device__ void store_to(Component& c) const {

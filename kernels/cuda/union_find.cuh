@@ -61,7 +61,6 @@ struct AtomicForest {
 };
 
 __device__ __forceinline__ PlainForest forest_of(uint32_t* labels) { return {labels}; }
-__device__ __forceinline__ const PlainForest& forest_of(const PlainForest& f) { return f; }
 __device__ __forceinline__ const AtomicForest& forest_of(const AtomicForest& f) { return f; }
 
 /// Follows parents to the root; returns the root's label (index + 1). For walks that
@@ -86,10 +85,6 @@ __device__ __forceinline__ uint32_t uf_find_compress(const Forest& forest, uint3
     parent = grand;
   }
   return label;
-}
-
-__device__ __forceinline__ uint32_t uf_find_compress(uint32_t* labels, uint32_t label) {
-  return uf_find_compress(PlainForest{labels}, label);
 }
 
 /// Merges the trees of labels a and b, hanging the larger root under the smaller.

@@ -12,9 +12,11 @@
 
 using ccl::PixelFormat;
 
-static_assert(CCL_OVERLAY_FILL == ccl::overlay::kFill && CCL_OVERLAY_BOXES == ccl::overlay::kBoxes &&
-                  CCL_OVERLAY_CENTROIDS == ccl::overlay::kCentroids,
+static_assert(int(CCL_OVERLAY_FILL) == int(ccl::overlay::kFill) &&
+                  int(CCL_OVERLAY_BOXES) == int(ccl::overlay::kBoxes) &&
+                  int(CCL_OVERLAY_CENTROIDS) == int(ccl::overlay::kCentroids),
               "the element's overlay flags are the drawing code's");
+static_assert(CCL_MAX_PIXELS == ccl::kMaxPixels, "the element's pixel limit is the engine's");
 
 struct _CclBackend {
   CclBackendKind kind;
@@ -136,7 +138,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
 
     backend->impl->label(view, options, options.write_labels, flags != 0, backend->result);
     ccl::plugin::select_components(backend->result, settings->min_area,
-                                   settings->max_components, backend->selection);
+                                   settings->max_components, flags != 0, backend->selection);
 
     const bool draws = flags != 0 && !backend->selection.reported.empty();
     if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
@@ -147,6 +149,5 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     report->components = backend->selection.reported.data();
     report->threshold = guint(backend->result.threshold_used);
     report->gpu_time = gpu_ns < 0 ? GST_CLOCK_TIME_NONE : GstClockTime(gpu_ns);
-    report->drew = draws;
   });
 }

@@ -52,8 +52,10 @@ typedef struct {
   const GstCclComponent *components;
   guint threshold;
   GstClockTime gpu_time;
-  gboolean drew;
 } CclReport;
+
+/* Most pixels a frame may have (ccl::kMaxPixels: W*H < 2^31). */
+#define CCL_MAX_PIXELS G_GINT64_CONSTANT (2147483647)
 
 /* The pixel formats the backends take (the element's caps). */
 gboolean ccl_backend_supports_format (GstVideoFormat format);

@@ -45,8 +45,7 @@ class CudaBackend final : public Backend {
   // No cudaSetDevice anywhere: it would make the device's primary context current
   // in place of the element's GstCudaContext.
   explicit CudaBackend(int device_id) {
-    std::string why;
-    if (!cuda::device_usable(device_id, &why)) throw Error("no usable CUDA device: " + why);
+    // Throws, naming why, when the device is not usable.
     engine_ = std::make_unique<cuda::Engine>(device_id);
     stream_ = std::make_unique<Stream>();
     start_ = std::make_unique<Event>();

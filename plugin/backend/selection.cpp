@@ -23,7 +23,7 @@ GstCclComponent to_gst(const Component& c) {
 }
 
 void select_components(const Result& result, uint32_t min_area, uint32_t max_components,
-                       Selection& out) {
+                       bool for_overlay, Selection& out) {
   std::vector<const Component*>& kept = out.kept;
   kept.clear();
   for (const Component& c : result.components)
@@ -40,11 +40,14 @@ void select_components(const Result& result, uint32_t min_area, uint32_t max_com
 
   out.reported.clear();
   out.marks.clear();
-  out.reported_flag.assign(size_t(result.num_components) + 1, 0);
+  out.reported_flag.clear();
   out.reported.reserve(kept.size());
+  for (const Component* c : kept) out.reported.push_back(to_gst(*c));
+  if (!for_overlay) return;
+
+  out.reported_flag.assign(size_t(result.num_components) + 1, 0);
   out.marks.reserve(kept.size());
   for (const Component* c : kept) {
-    out.reported.push_back(to_gst(*c));
     out.reported_flag[c->label] = 1;
     out.marks.push_back({c->label, c->x, c->y, c->width, c->height,
                          overlay::centroid_pixel(c->sum_x, c->area),

@@ -26,7 +26,8 @@ struct Selection {
 
 GstCclComponent to_gst(const Component& c);
 
+/// With for_overlay false only `reported` is filled: nothing will be drawn.
 void select_components(const Result& result, uint32_t min_area, uint32_t max_components,
-                       Selection& out);
+                       bool for_overlay, Selection& out);
 
 }  // namespace ccl::plugin
