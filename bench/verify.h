@@ -9,8 +9,9 @@
 
 namespace bench {
 
-/// Labels `device_image` once (engine buffers poisoned first) and compares count,
-/// component table and, when options.write_labels, the label image with `expected`.
+/// Labels `device_image` once (engine buffers poisoned first) and compares size,
+/// level, count, component table and, when options.write_labels, the label image with
+/// `expected` (ccl::test::difference).
 /// Returns an empty string when they agree, else what differs.
 std::string verify(ccl::cuda::Engine& engine, const ccl::ImageView& device_image,
                    const ccl::Options& options, cudaStream_t stream,

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ccl/luma.h"
+#include "compare.h"
 #include "test_images.h"
 
 namespace ccl::test {
@@ -189,6 +190,31 @@ TEST(Frame, RgbTripletsGiveTheLumaAndShowChannelSwaps) {
 }
 
 TEST(Frame, AllFormatsListsTheEightOfTheSpec) { EXPECT_EQ(all_formats().size(), 8u); }
+
+TEST(Compare, EqualResultsHaveNoDifference) {
+  Result r;
+  label_binary(yacclab_random(37, 21, 0.5, 1, 3), 8, r);
+  EXPECT_EQ(difference(r, r), "");
+}
+
+TEST(Compare, NamesTheFirstDifference) {
+  Result want;
+  label_binary(yacclab_random(37, 21, 0.5, 1, 3), 8, want);
+  ASSERT_GT(want.num_components, 1u);
+
+  Result got = want;
+  got.components[1].sum_xy += 1;
+  EXPECT_NE(difference(got, want).find("component 2"), std::string::npos);
+
+  got = want;
+  got.labels[40] ^= 1;
+  EXPECT_NE(difference(got, want).find("label at (3, 1)"), std::string::npos);
+  EXPECT_EQ(difference(got, want, /*compare_labels=*/false), "");
+
+  got = want;
+  got.threshold_used = 7;
+  EXPECT_NE(difference(got, want).find("threshold_used"), std::string::npos);
+}
 
 }  // namespace
 }  // namespace ccl::test

@@ -7,18 +7,6 @@
 
 namespace ccl::gpu_test {
 
-namespace {
-
-std::string component_text(const Component& c) {
-  std::ostringstream s;
-  s << "{label " << c.label << " box " << c.x << "," << c.y << " " << c.width << "x" << c.height
-    << " area " << c.area << " sx " << c.sum_x << " sy " << c.sum_y << " sxx " << c.sum_xx
-    << " sxy " << c.sum_xy << " syy " << c.sum_yy << "}";
-  return s.str();
-}
-
-}  // namespace
-
 cuda::Engine& engine() {
   static cuda::Engine* instance = [] {
     auto* e = new cuda::Engine(-1);
@@ -26,34 +14,6 @@ cuda::Engine& engine() {
     return e;
   }();
   return *instance;
-}
-
-std::string difference(const Result& got, const Result& want) {
-  std::ostringstream s;
-  if (got.width != want.width || got.height != want.height)
-    s << "size " << got.width << "x" << got.height << " instead of " << want.width << "x"
-      << want.height;
-  else if (got.threshold_used != want.threshold_used)
-    s << "threshold_used " << got.threshold_used << " instead of " << want.threshold_used;
-  else if (got.num_components != want.num_components)
-    s << got.num_components << " components instead of " << want.num_components;
-  else if (got.components.size() != want.components.size())
-    s << "table of " << got.components.size() << " entries instead of "
-      << want.components.size();
-  else if (got.labels.size() != want.labels.size())
-    s << got.labels.size() << " labels instead of " << want.labels.size();
-  if (!s.str().empty()) return s.str();
-  for (size_t i = 0; i < want.components.size(); ++i)
-    if (!(got.components[i] == want.components[i]))
-      return "component " + std::to_string(i + 1) + " is " + component_text(got.components[i]) +
-             " instead of " + component_text(want.components[i]);
-  if (got.labels != want.labels) {
-    const auto at = std::mismatch(got.labels.begin(), got.labels.end(), want.labels.begin());
-    const size_t i = size_t(at.first - got.labels.begin());
-    s << "label at (" << i % size_t(want.width) << ", " << i / size_t(want.width) << ") is "
-      << *at.first << " instead of " << *at.second;
-  }
-  return s.str();
 }
 
 bool expect_matches(const ImageView& view, const Options& options, const Result& want,

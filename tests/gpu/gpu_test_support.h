@@ -11,6 +11,7 @@
 #include "ccl/cuda_engine.h"
 #include "ccl/reference.h"
 #include "ccl/types.h"
+#include "compare.h"
 
 /// Skips the current test, saying why, when no CUDA device can run the kernels.
 #define CCL_REQUIRE_DEVICE()                                                 \
@@ -25,9 +26,7 @@ namespace ccl::gpu_test {
 /// The process's engine; outputs are poisoned (0xAB) before every frame.
 cuda::Engine& engine();
 
-/// Empty when `got` equals `want` byte for byte (count, level, table, labels);
-/// otherwise the first difference, in words.
-std::string difference(const Result& got, const Result& want);
+using test::difference;
 
 /// Labels `view` (host memory) twice on the GPU; both results must equal `want`.
 /// Returns false (after reporting a failure naming `what`) when one does not.
