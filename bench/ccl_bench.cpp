@@ -168,7 +168,7 @@ std::vector<RandomCase> random_grid(const Config& c, const bench::AnchorTable& a
 
 std::string device_description(int device) {
   cudaDeviceProp prop{};
-  bench::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  CCL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
@@ -190,17 +190,15 @@ class Bench {
   void run(const Frame& frame) {
     const int w = frame.gray.width, h = frame.gray.height;
     const size_t bytes = size_t(w) * h;
-    if (!device_image_ || device_image_->bytes() < bytes)
-      device_image_ = std::make_unique<bench::DeviceBuffer>(bytes);
-    bench::check(cudaMemcpy(device_image_->get(), frame.gray.pixels.data(), bytes,
-                            cudaMemcpyHostToDevice),
-                 "cudaMemcpy (image upload)");
+    device_image_.reserve(bytes);
+    CCL_CUDA_CHECK(
+        cudaMemcpy(device_image_.get(), frame.gray.pixels.data(), bytes, cudaMemcpyHostToDevice));
     ccl::ImageView view;
     view.width = w;
     view.height = h;
     view.format = ccl::PixelFormat::Gray8;
     view.space = ccl::MemorySpace::Device;
-    view.planes[0] = device_image_->get();
+    view.planes[0] = device_image_.get();
     view.strides[0] = size_t(w);
 
     const bool checked = int64_t(w) * h <= config_.check_limit;
@@ -284,9 +282,9 @@ class Bench {
   const bench::AnchorTable& anchors_;
   bench::CsvReport& csv_;
   bench::Summary& summary_;
-  bench::Stream stream_;
+  bench::Stream stream_{cudaStreamNonBlocking};
   ccl::cuda::Engine engine_;
-  std::unique_ptr<bench::DeviceBuffer> device_image_;
+  bench::DeviceBuffer<uint8_t> device_image_;
 };
 
 }  // namespace
@@ -299,7 +297,7 @@ int main(int argc, char** argv) {
       std::cerr << "ccl_bench: no usable CUDA device: " << why << "\n";
       return 1;
     }
-    bench::check(cudaSetDevice(config.device), "cudaSetDevice");
+    CCL_CUDA_CHECK(cudaSetDevice(config.device));
     const bench::AnchorTable anchors =
         bench::AnchorTable::load(config.anchors.empty() ? default_anchors_path() : config.anchors);
     const std::string device = device_description(config.device);

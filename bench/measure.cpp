@@ -38,13 +38,13 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
 
   // finish() (the engine's contract before the next enqueue) comes after the stop
   // event: its host copy of the table is not GPU work.
-  Event start, stop;
+  Event start(true), stop(true);
   std::vector<double> total;
   for (int i = 0; i < plan.runs; ++i) {
     start.record(stream);
     engine.enqueue(image, options, stream);
     stop.record(stream);
-    stop.sync();
+    stop.synchronize();
     total.push_back(elapsed_us(start, stop));
     engine.finish(out, false);
   }
@@ -78,17 +78,19 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
 }
 
 double copy_bandwidth_gbs(size_t bytes, int runs) {
-  DeviceBuffer a(bytes), b(bytes);
-  check(cudaMemset(a.get(), 1, bytes), "cudaMemset");
-  Stream stream;
-  Event start, stop;
+  DeviceBuffer<uint8_t> a, b;
+  a.reserve(bytes);
+  b.reserve(bytes);
+  CCL_CUDA_CHECK(cudaMemset(a.get(), 1, bytes));
+  Stream stream(cudaStreamNonBlocking);
+  Event start(true), stop(true);
   std::vector<double> us;
   for (int i = 0; i < runs + 2; ++i) {
     start.record(stream.get());
-    check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()),
-          "cudaMemcpyAsync");
+    CCL_CUDA_CHECK(
+        cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, stream.get()));
     stop.record(stream.get());
-    stop.sync();
+    stop.synchronize();
     if (i >= 2) us.push_back(elapsed_us(start, stop));
   }
   return 2.0 * double(bytes) / spread(us).median / 1e3;

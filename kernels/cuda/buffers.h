@@ -1,6 +1,7 @@
-// RAII owners of device memory, mapped pinned host memory and events. Buffers only
-// grow: reserve() reallocates when asked for more than the current capacity, so a
-// stream of equal-sized frames allocates once.
+// RAII owners of device memory, mapped pinned host memory, events and streams, for the
+// engine and for the code around it (plugin backend, bench). Buffers only grow:
+// reserve() reallocates when asked for more than the current capacity, so a stream of
+// equal-sized frames allocates once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -91,10 +92,34 @@ class Event {
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   void record(cudaStream_t stream) { CCL_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  void synchronize() const { CCL_CUDA_CHECK(cudaEventSynchronize(event_)); }
   cudaEvent_t get() const { return event_; }
 
  private:
   cudaEvent_t event_ = nullptr;
+};
+
+/// Milliseconds from `from` to `to`, both timing events already reached.
+inline float elapsed_ms(const Event& from, const Event& to) {
+  float ms = 0;
+  CCL_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+  return ms;
+}
+
+class Stream {
+ public:
+  /// cudaStreamDefault: a blocking stream, ordered after the legacy default stream.
+  explicit Stream(unsigned flags = cudaStreamDefault) {
+    CCL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
+  }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { CCL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
 };
 
 /// Makes `device` current for a scope and restores the caller's device after.

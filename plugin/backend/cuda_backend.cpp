@@ -48,10 +48,10 @@ class CudaBackend final : public Backend {
     // Throws, naming why, when the device is not usable.
     engine_ = std::make_unique<cuda::Engine>(device_id);
     stream_ = std::make_unique<Stream>();
-    start_ = std::make_unique<Event>();
-    labeled_ = std::make_unique<Event>();
-    draw_start_ = std::make_unique<Event>();
-    drawn_ = std::make_unique<Event>();
+    start_ = std::make_unique<Event>(true);
+    labeled_ = std::make_unique<Event>(true);
+    draw_start_ = std::make_unique<Event>(true);
+    drawn_ = std::make_unique<Event>(true);
   }
 
   const char* name() const override { return "cuda"; }
@@ -76,7 +76,7 @@ class CudaBackend final : public Backend {
     labeled_->record(s);
     engine_->finish(out, false);
     labeled_->synchronize();
-    label_ms_ = labeled_->since(*start_);
+    label_ms_ = cuda::elapsed_ms(*start_, *labeled_);
     draw_ms_ = 0;
     has_labels_ = keep_labels;
     has_planes_ = with_planes;
@@ -102,7 +102,7 @@ class CudaBackend final : public Backend {
                                alignof(overlay::Mark) * alignof(overlay::Mark);
     std::memcpy(table_staging_.get(), selection.reported_flag.data(), flag_bytes);
     std::memcpy(table_staging_.get() + mark_offset, selection.marks.data(), mark_bytes);
-    cuda_check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), mark_offset + mark_bytes,
+    cuda::check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), mark_offset + mark_bytes,
                                cudaMemcpyHostToDevice, s),
                "cudaMemcpyAsync (overlay tables)");
     const auto* d_flags = table_device_.get<const uint8_t>();
@@ -129,7 +129,7 @@ class CudaBackend final : public Backend {
     if (!in_place)
       for (int p = 0; p < plane_count(frame.format); ++p) {
         const PlaneSize size = plane_size(frame.format, w, h, p);
-        cuda_check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
+        cuda::check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
                                    cudaMemcpyDeviceToHost, s),
                    "cudaMemcpyAsync (download plane)");
       }
@@ -137,7 +137,7 @@ class CudaBackend final : public Backend {
     // The buffer leaves the element when this returns: its device memory must be
     // written by then (GStreamer 1.22's CUDA memory carries no stream to wait on).
     stream_->synchronize();
-    draw_ms_ = drawn_->since(*draw_start_);
+    draw_ms_ = cuda::elapsed_ms(*draw_start_, *drawn_);
     if (in_place) return;
     // Only now, with every CUDA step done, is the host frame written.
     for (int p = 0; p < plane_count(frame.format); ++p)
@@ -168,7 +168,7 @@ class CudaBackend final : public Backend {
       throw Error("cuda backend: frame larger than the configured caps");
     pack_rows(staging_[p].get(), static_cast<const uint8_t*>(frame.planes[p]), frame.strides[p],
               size);
-    cuda_check(cudaMemcpyAsync(planes_[p].get(), staging_[p].get(), size.bytes(),
+    cuda::check(cudaMemcpyAsync(planes_[p].get(), staging_[p].get(), size.bytes(),
                                cudaMemcpyHostToDevice, stream_->get()),
                "cudaMemcpyAsync (upload plane)");
   }

@@ -1,5 +1,5 @@
-// RAII owners of the CUDA backend's device, pinned and stream resources. Every CUDA
-// failure surfaces as ccl::Error naming the call and the CUDA error.
+// The CUDA backend's byte buffers (device and pinned host) over the engine's error
+// check; streams and events are the engine's own (kernels/cuda/buffers.h).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,15 +8,10 @@
 #include <string>
 #include <utility>
 
-#include "ccl/types.h"
+#include "buffers.h"
+#include "check.h"
 
 namespace ccl::plugin {
-
-inline void cuda_check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess)
-    throw Error(std::string(what) + " failed: " + cudaGetErrorName(err) + " (" +
-                cudaGetErrorString(err) + ")");
-}
 
 /// Device or pinned host memory that only grows (re-allocated when a frame needs more).
 template <cudaError_t (*Alloc)(void**, size_t), cudaError_t (*Free)(void*)>
@@ -31,7 +26,7 @@ class Buffer {
     if (bytes <= size_) return;
     release();
     void* p = nullptr;
-    cuda_check(Alloc(&p, bytes), what);
+    cuda::check(Alloc(&p, bytes), what);
     ptr_ = p;
     size_ = bytes;
   }
@@ -59,39 +54,10 @@ inline cudaError_t device_alloc(void** p, size_t n) { return cudaMalloc(p, n); }
 using DeviceBuffer = Buffer<device_alloc, cudaFree>;
 using PinnedBuffer = Buffer<pinned_alloc, cudaFreeHost>;
 
-/// A blocking stream: its work waits for the legacy default stream of the context,
-/// where GStreamer 1.22's CUDA memory does its own uploads (a host-written
-/// GstCudaMemory is copied to the device when mapped with GST_MAP_CUDA).
-class Stream {
- public:
-  Stream() { cuda_check(cudaStreamCreateWithFlags(&s_, cudaStreamDefault), "cudaStreamCreate"); }
-  ~Stream() { cudaStreamDestroy(s_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void synchronize() const { cuda_check(cudaStreamSynchronize(s_), "cudaStreamSynchronize"); }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class Event {
- public:
-  Event() { cuda_check(cudaEventCreate(&e_), "cudaEventCreate"); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  void record(cudaStream_t s) { cuda_check(cudaEventRecord(e_, s), "cudaEventRecord"); }
-  void synchronize() const { cuda_check(cudaEventSynchronize(e_), "cudaEventSynchronize"); }
-  /// Milliseconds from `start` to this event (both recorded and complete).
-  float since(const Event& start) const {
-    float ms = 0;
-    cuda_check(cudaEventElapsedTime(&ms, start.e_, e_), "cudaEventElapsedTime");
-    return ms;
-  }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
+// A blocking stream (the default flags): its work waits for the legacy default stream
+// of the context, where GStreamer 1.22's CUDA memory does its own uploads (a
+// host-written GstCudaMemory is copied to the device when mapped with GST_MAP_CUDA).
+using cuda::Stream;
+using cuda::Event;
 
 }  // namespace ccl::plugin

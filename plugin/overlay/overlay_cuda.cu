@@ -5,7 +5,12 @@
 #include <algorithm>
 #include <string>
 
+#include "check.h"
+
 namespace ccl::overlay::cuda {
+
+using ccl::cuda::check;
+using ccl::cuda::check_launch;
 
 namespace {
 
@@ -19,12 +24,6 @@ dim3 tile_grid(int width, int height) {
   const unsigned gx = unsigned((width + kTileX - 1) / kTileX);
   const unsigned gy = std::min(unsigned((height + kTileY - 1) / kTileY), kMaxGridY);
   return dim3(gx, gy);
-}
-
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess)
-    throw Error(std::string("overlay: ") + what + ": " + cudaGetErrorName(err) + " (" +
-                cudaGetErrorString(err) + ")");
 }
 
 // One block per mark; its threads share the mark's outline and cross.
@@ -64,18 +63,18 @@ void rasterize_marks(const Mark* d_marks, uint32_t n_marks, uint32_t flags, int 
   if (n_marks == 0) return;
   rasterize_marks_kernel<<<n_marks, kMarkThreads, 0, stream>>>(d_marks, flags, width, height,
                                                                d_owner);
-  check(cudaGetLastError(), "rasterize_marks_kernel launch");
+  check_launch("rasterize_marks_kernel");
 }
 
 void draw(const Target& d_target, const Scene& d_scene, cudaStream_t stream) {
   const dim3 block(kTileX, kTileY);
   draw_luma_kernel<<<tile_grid(d_target.width, d_target.height), block, 0, stream>>>(d_target,
                                                                                      d_scene);
-  check(cudaGetLastError(), "draw_luma_kernel launch");
+  check_launch("draw_luma_kernel");
   if (!has_chroma(d_target.format)) return;
   const int cw = chroma_width(d_target.width), ch = chroma_height(d_target.height);
   draw_chroma_kernel<<<tile_grid(cw, ch), block, 0, stream>>>(d_target, d_scene, cw, ch);
-  check(cudaGetLastError(), "draw_chroma_kernel launch");
+  check_launch("draw_chroma_kernel");
 }
 
 }  // namespace ccl::overlay::cuda
