@@ -540,8 +540,7 @@ gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, gchar ** why)
     *why = g_strdup_printf ("could not make the CUDA context of device %d "
         "current", context_device);
   } else {
-    if (ccl_backend_cuda_usable (context_device, why))
-      backend = ccl_backend_new (CCL_BACKEND_CUDA, context_device, why);
+    backend = ccl_backend_new (CCL_BACKEND_CUDA, context_device, why);
     ccl_cuda_context_pop ();
   }
 
@@ -913,7 +912,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapFlags flags;
   CclSettings settings;
   CclReport report = { 0, };
-  gboolean roi_meta, post_messages, on_device, ok;
+  gboolean roi_meta, post_messages, on_device, draws, ok;
   GstCclMeta *meta;
   gchar *error = NULL;
 
@@ -930,7 +929,8 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * shared with other buffers from being copied. GST_MAP_CUDA maps CUDA memory
    * to its device address, so nothing is copied to or from the host. */
   on_device = gst_cuda_ccl_frame_on_device (self, buf);
-  flags = settings.overlay ? GST_MAP_READWRITE : GST_MAP_READ;
+  draws = ccl_settings_overlay_flags (&settings) != 0;
+  flags = draws ? GST_MAP_READWRITE : GST_MAP_READ;
   if (on_device)
     flags |= ccl_cuda_context_map_flag ();
 
@@ -942,7 +942,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_video_frame_map (&frame, &filter->in_info, buf, flags)) {
     gst_cuda_ccl_leave (self);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map the frame"),
-        ("%s%s mapping failed", settings.overlay ? "read/write" : "read",
+        ("%s%s mapping failed", draws ? "read/write" : "read",
             on_device ? " CUDA" : ""));
     return GST_FLOW_ERROR;
   }

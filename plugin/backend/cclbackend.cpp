@@ -64,6 +64,20 @@ gboolean guarded(gchar** error, F&& f) {
 
 }  // namespace
 
+namespace {
+
+uint32_t overlay_alpha256(const CclSettings* settings) {
+  return uint32_t(std::lround(CLAMP(settings->overlay_alpha, 0.0, 1.0) * 256));
+}
+
+}  // namespace
+
+guint ccl_settings_overlay_flags(const CclSettings* settings) {
+  guint flags = settings->overlay;
+  if (!overlay_alpha256(settings)) flags &= ~guint(CCL_OVERLAY_FILL);
+  return flags;
+}
+
 gboolean ccl_backend_supports_format(GstVideoFormat format) {
   PixelFormat f;
   return to_pixel_format(format, &f);
@@ -131,9 +145,8 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.algorithm = settings->algorithm == GST_CCL_ALGORITHM_KOMURA ? ccl::Algorithm::Komura
                                                                         : ccl::Algorithm::HA;
 
-    const uint32_t alpha256 = uint32_t(std::lround(CLAMP(settings->overlay_alpha, 0.0, 1.0) * 256));
-    uint32_t flags = settings->overlay;
-    if (!alpha256) flags &= ~uint32_t(CCL_OVERLAY_FILL);  // a transparent fill draws nothing
+    const uint32_t alpha256 = overlay_alpha256(settings);
+    const uint32_t flags = ccl_settings_overlay_flags(settings);
     options.write_labels = (flags & CCL_OVERLAY_FILL) != 0;
 
     backend->impl->label(view, options, options.write_labels, flags != 0, backend->result);

@@ -57,6 +57,10 @@ typedef struct {
 /* Most pixels a frame may have (ccl::kMaxPixels: W*H < 2^31). */
 #define CCL_MAX_PIXELS G_GINT64_CONSTANT (2147483647)
 
+/* The overlay flags that draw something: settings->overlay without fill when
+ * overlay_alpha makes it transparent. 0: the frame is only read. */
+guint ccl_settings_overlay_flags (const CclSettings * settings);
+
 /* The pixel formats the backends take (the element's caps). */
 gboolean ccl_backend_supports_format (GstVideoFormat format);
 
