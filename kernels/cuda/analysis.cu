@@ -22,8 +22,7 @@ namespace {
 /// foreground neighbour before it), so only those labels are read.
 template <int Connectivity>
 __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const uint64_t* mask,
-                                              const uint32_t* labels, long long t,
-                                              uint32_t* base) {
+                                              const uint32_t* labels, long long t) {
   const int y = int(t / geo.words);
   const int w = int(t % geo.words);
   const uint64_t* row = mask + size_t(y) * geo.words;
@@ -40,10 +39,10 @@ __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const ui
     }
     candidates &= ~blocked;
   }
-  *base = uint32_t(y) * uint32_t(geo.width) + 64u * uint32_t(w);
+  const uint32_t base = uint32_t(y) * uint32_t(geo.width) + 64u * uint32_t(w);
   uint64_t roots = 0;
   for_each_bit(candidates, [&](int c) {
-    if (labels[*base + c] == *base + c + 1) roots |= uint64_t(1) << c;
+    if (labels[base + c] == base + c + 1) roots |= uint64_t(1) << c;
   });
   return roots;
 }
@@ -139,9 +138,65 @@ __device__ __forceinline__ uint32_t look_back(uint64_t* status, uint32_t epoch,
   return prefix;
 }
 
+/// Most roots one warp's 32 mask words can hold: a word has at most 32 run starts.
+constexpr int kWarpRootSlots = kWarpSize * 32;
+
+constexpr int kEntryWords = int(sizeof(Component) / sizeof(uint64_t));
+static_assert(sizeof(Component) % sizeof(uint64_t) == 0, "Component must be whole words");
+
+/// Shared memory in which a warp assembles 32 table entries (raw words: Component's
+/// member initializers rule out __shared__ Component[]).
+using EntryStaging = uint64_t[kWarpSize * kEntryWords];
+
+/// The warp copies the first n (<= 32) entries it staged to dst as consecutive 8-byte
+/// words, so each store instruction covers 256 contiguous bytes; lanes storing their
+/// own 72-byte entries would touch 32 sectors per instruction instead of 8.
+__device__ __forceinline__ void store_staged_entries(const EntryStaging& staged, Component* dst,
+                                                     uint32_t n) {
+  __syncwarp();
+  uint64_t* out = reinterpret_cast<uint64_t*>(dst);
+  for (uint32_t k = threadIdx.x % kWarpSize; k < n * kEntryWords; k += kWarpSize)
+    out[k] = staged[k];
+  __syncwarp();
+}
+
+/// The table entry of the root listed as `code` (number_roots_kernel's list) of the
+/// warp whose first mask word is warp_t, given its id; tags the root's label with it.
+/// A solo root's entry is complete; the others accumulate (x min, width = x max,
+/// height = y max) in the features pass.
+__device__ __forceinline__ Component start_entry(const FrameGeometry& geo, const uint64_t* mask,
+                                                 uint32_t* labels, long long warp_t,
+                                                 uint32_t code, uint32_t id) {
+  const long long word = warp_t + (code >> 7);
+  const uint32_t c = code & 63;
+  const int y = int(word / geo.words);
+  const uint32_t x_word = 64u * uint32_t(word % geo.words);
+  const uint32_t root = uint32_t(y) * uint32_t(geo.width) + x_word + c;
+  Component entry{};
+  entry.label = id;
+  entry.y = y;  // the root is the component's first pixel: its row is the top
+  if (code & 64) {
+    const uint32_t len = uint32_t(end_distance(mask[word], int(c)));
+    const WindowRun run = WindowRun::of(c, len);
+    Moments::of_window(x_word, uint32_t(y), run.count, run.sum_c, run.sum_cc, c, c + len - 1)
+        .store_to(entry);
+    labels[root] = kIdTag | kSoloTag | id;
+  } else {
+    entry.x = INT_MAX;
+    entry.width = -1;
+    entry.height = y;
+    labels[root] = kIdTag | id;
+  }
+  return entry;
+}
+
 /// One thread per mask word: finds its roots, numbers them in raster order (block scan
 /// plus look-back across blocks), tags each root's label with its id and starts its
 /// table entry. The last block leaves N in info->count.
+/// A warp's roots have consecutive ids, so the warp lists them in shared memory, then
+/// starts their entries 32 at a time (one per lane) and stores them as one contiguous
+/// block. A thread writing its own word's entries one after another (up to 32 of them)
+/// scattered partial sectors and left sparse frames bound by those writes.
 template <int Connectivity>
 __global__ void __launch_bounds__(kWordBlock)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
@@ -150,9 +205,12 @@ __global__ void __launch_bounds__(kWordBlock)
   using Scan = cub::BlockScan<uint32_t, kWordBlock>;
   __shared__ typename Scan::TempStorage temp;
   __shared__ uint32_t block_prefix;
+  // Per warp: (lane << 7) | (solo << 6) | column of each root, in raster order.
+  __shared__ uint16_t slots[kWordBlock / kWarpSize][kWarpRootSlots];
+  __shared__ EntryStaging staging[kWordBlock / kWarpSize];
+  const int lane = threadIdx.x % kWarpSize;
   const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
-  uint32_t base = 0;
-  uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t, &base) : 0;
+  const uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t) : 0;
   uint32_t before, aggregate;
   Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before, aggregate);
   if (threadIdx.x < kWarpSize) {
@@ -162,32 +220,27 @@ __global__ void __launch_bounds__(kWordBlock)
       if (blockIdx.x == gridDim.x - 1) info->count = prefix + aggregate;
     }
   }
-  __syncthreads();
-  uint32_t id = block_prefix + before;
-  const int y = int(t / geo.words);
   const uint64_t solo = solo_runs<Connectivity>(geo, mask, t, roots);
+  const uint32_t warp_first = __shfl_sync(kFullWarp, before, 0);
+  const uint32_t warp_roots =
+      __shfl_sync(kFullWarp, before + uint32_t(__popcll(roots)), kWarpSize - 1) - warp_first;
+  uint16_t* list = slots[threadIdx.x / kWarpSize];
+  uint32_t at = before - warp_first;
   for_each_bit(roots, [&](int c) {
-    ++id;
-    Component entry{};
-    entry.label = id;
-    entry.y = y;  // the root is the component's first pixel: its row is the top
-    if ((solo >> c) & 1) {
-      const uint64_t m = mask[t];
-      const uint32_t len = uint32_t(end_distance(m, c));
-      const WindowRun run = WindowRun::of(uint32_t(c), len);
-      const Moments sums = Moments::of_window(64u * uint32_t(t % geo.words), uint32_t(y),
-                                              run.count, run.sum_c, run.sum_cc, uint32_t(c),
-                                              uint32_t(c) + len - 1);
-      sums.store_to(entry);
-      labels[base + c] = kIdTag | kSoloTag | id;
-    } else {
-      entry.x = INT_MAX;  // accumulates the minimum x
-      entry.width = -1;   // accumulates the maximum x
-      entry.height = y;   // accumulates the maximum y
-      labels[base + c] = kIdTag | id;
-    }
-    table[id - 1] = entry;
+    list[at++] = uint16_t((lane << 7) | int((solo >> c) & 1) << 6 | c);
   });
+  __syncthreads();  // block_prefix, and the warp's list
+
+  const long long warp_t = t - lane;
+  Component* staged = reinterpret_cast<Component*>(staging[threadIdx.x / kWarpSize]);
+  for (uint32_t first = 0; first < warp_roots; first += kWarpSize) {
+    const uint32_t i = first + lane;
+    if (i < warp_roots) staged[lane] = start_entry(geo, mask, labels, warp_t, list[i],
+                                                   block_prefix + warp_first + i + 1);
+    store_staged_entries(staging[threadIdx.x / kWarpSize],
+                         table + block_prefix + warp_first + first,
+                         min(warp_roots - first, uint32_t(kWarpSize)));
+  }
 }
 
 /// The label covering most pixels of one half (32 columns) of a window: a warp vote.
@@ -224,7 +277,10 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   const int lane = threadIdx.x;
   const int warp = threadIdx.y;
 
-  Moments hot = Moments::none();  // lane 0: sums of component hot_id so far
+  // Lane 0's sums of component hot_id so far, kept in shared memory rather than in
+  // registers that every lane would reserve: the pass needs all the warps it can get.
+  Moments& hot = block_sums[warp];
+  if (lane == 0) hot = Moments::none();
   uint32_t hot_id = 0;
   const long long stride = (long long)gridDim.x * kWindowWarps;
   for (long long task = (long long)blockIdx.x * kWindowWarps + warp; task < tasks;
@@ -237,7 +293,6 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     for (int w = w_begin; w < w_end; ++w) {
       const uint64_t bits = row[w];
       const uint32_t x_window = 64u * uint32_t(w);
-      uint32_t id[2] = {0, 0};     // at piece starts: the component's id, 0 if solo
       uint32_t label[2] = {0, 0};  // output label of each pixel
       if (bits != 0) {
         uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
@@ -246,9 +301,8 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
           const int c = lane + 32 * k;
           if (bit(bits, c) && start_distance(bits, c) == 0)
             found[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
-          id[k] = found[k] & kSoloTag ? 0 : found[k];
         }
-        uint32_t counted[2];  // label[] without solo components: what the sums cover
+        uint32_t raw[2];  // every pixel: its piece start's id with the kSoloTag, 0 if bg
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = lane + 32 * k;
@@ -256,43 +310,74 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
           const int source = fg ? c - start_distance(bits, c) : c;
           const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
           const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
-          const uint32_t raw = fg ? (source < 32 ? lo : hi) : 0;
-          label[k] = raw & ~kSoloTag;
-          counted[k] = raw & kSoloTag ? 0 : raw;
+          raw[k] = fg ? (source < 32 ? lo : hi) : 0;
+          label[k] = raw[k] & ~kSoloTag;
         }
-        const uint32_t dominant = dominant_label(counted);
-        if (dominant != hot_id) {
-          if (lane == 0 && hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
-          hot = Moments::none();
-          hot_id = dominant;
-        }
+        // Lane 0's sums move on to component `next` (0: none) when it is not hot_id.
+        auto make_hot = [&](uint32_t next) {
+          if (next == hot_id) return;
+          if (lane == 0) {
+            if (hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
+            hot = Moments::none();
+          }
+          hot_id = next;
+        };
+        // Most windows of large components hold that component alone: its sums are
+        // two warp reductions, without the per-id groups below.
+        const int c_first = __ffsll(static_cast<long long>(bits)) - 1;
+        const uint32_t first_lo = __shfl_sync(kFullWarp, raw[0], c_first & 31);
+        const uint32_t first_hi = __shfl_sync(kFullWarp, raw[1], c_first & 31);
+        const uint32_t only = c_first < 32 ? first_lo : first_hi;
+        if (__all_sync(kFullWarp, (raw[0] == 0 || raw[0] == only) && (raw[1] == 0 || raw[1] == only))) {
+          if (!(only & kSoloTag)) {
+            make_hot(only);
+            const uint32_t c_lo = uint32_t(lane), c_hi = uint32_t(lane + 32);
+            const uint32_t sum_c = __reduce_add_sync(
+                kFullWarp, (raw[0] ? c_lo : 0u) + (raw[1] ? c_hi : 0u));
+            const uint32_t sum_cc = __reduce_add_sync(
+                kFullWarp, (raw[0] ? c_lo * c_lo : 0u) + (raw[1] ? c_hi * c_hi : 0u));
+            if (lane == 0)
+              hot.add(Moments::of_window(x_window, uint32_t(y), uint32_t(__popcll(bits)), sum_c,
+                                         sum_cc, uint32_t(c_first),
+                                         uint32_t(63 - __clzll(static_cast<long long>(bits)))));
+          }
+        } else {
+          uint32_t id[2], counted[2];  // at piece starts / every pixel, 0 if solo
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const unsigned group = __match_any_sync(kFullWarp, id[k]);
-          uint32_t count = 0, sum_c = 0, sum_cc = 0, c_min = 0, c_max = 0;
-          if (id[k] != 0) {
-            const uint32_t c = uint32_t(lane + 32 * k);
-            const uint32_t len = uint32_t(end_distance(bits, int(c)));
-            const WindowRun run = WindowRun::of(c, len);
-            count = __reduce_add_sync(group, run.count);
-            sum_c = __reduce_add_sync(group, run.sum_c);
-            sum_cc = __reduce_add_sync(group, run.sum_cc);
-            c_min = __reduce_min_sync(group, c);
-            c_max = __reduce_max_sync(group, c + len - 1);
+          for (int k = 0; k < 2; ++k) {
+            id[k] = found[k] & kSoloTag ? 0 : found[k];
+            counted[k] = raw[k] & kSoloTag ? 0 : raw[k];
           }
-          const unsigned hot_lanes = __ballot_sync(kFullWarp, id[k] != 0 && id[k] == hot_id);
-          if (hot_lanes) {
-            const int from = __ffs(hot_lanes) - 1;
-            const uint32_t n = __shfl_sync(kFullWarp, count, from);
-            const uint32_t s1 = __shfl_sync(kFullWarp, sum_c, from);
-            const uint32_t s2 = __shfl_sync(kFullWarp, sum_cc, from);
-            const uint32_t lo = __shfl_sync(kFullWarp, c_min, from);
-            const uint32_t hi = __shfl_sync(kFullWarp, c_max, from);
-            if (lane == 0) hot.add(Moments::of_window(x_window, uint32_t(y), n, s1, s2, lo, hi));
+          make_hot(dominant_label(counted));
+#pragma unroll
+          for (int k = 0; k < 2; ++k) {
+            const unsigned group = __match_any_sync(kFullWarp, id[k]);
+            uint32_t count = 0, sum_c = 0, sum_cc = 0, c_min = 0, c_max = 0;
+            if (id[k] != 0) {
+              const uint32_t c = uint32_t(lane + 32 * k);
+              const uint32_t len = uint32_t(end_distance(bits, int(c)));
+              const WindowRun run = WindowRun::of(c, len);
+              count = __reduce_add_sync(group, run.count);
+              sum_c = __reduce_add_sync(group, run.sum_c);
+              sum_cc = __reduce_add_sync(group, run.sum_cc);
+              c_min = __reduce_min_sync(group, c);
+              c_max = __reduce_max_sync(group, c + len - 1);
+            }
+            const unsigned hot_lanes = __ballot_sync(kFullWarp, id[k] != 0 && id[k] == hot_id);
+            if (hot_lanes) {
+              const int from = __ffs(hot_lanes) - 1;
+              const uint32_t n = __shfl_sync(kFullWarp, count, from);
+              const uint32_t s1 = __shfl_sync(kFullWarp, sum_c, from);
+              const uint32_t s2 = __shfl_sync(kFullWarp, sum_cc, from);
+              const uint32_t lo = __shfl_sync(kFullWarp, c_min, from);
+              const uint32_t hi = __shfl_sync(kFullWarp, c_max, from);
+              if (lane == 0)
+                hot.add(Moments::of_window(x_window, uint32_t(y), n, s1, s2, lo, hi));
+            }
+            if (id[k] != 0 && id[k] != hot_id && lane == __ffs(group) - 1)
+              Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max)
+                  .atomic_add_to(table[id[k] - 1]);
           }
-          if (id[k] != 0 && id[k] != hot_id && lane == __ffs(group) - 1)
-            Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max)
-                .atomic_add_to(table[id[k] - 1]);
         }
       }
       if constexpr (kWriteLabels) {
@@ -305,10 +390,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     }
   }
 
-  if (lane == 0) {
-    block_ids[warp] = hot_id;
-    block_sums[warp] = hot;
-  }
+  if (lane == 0) block_ids[warp] = hot_id;
   __syncthreads();
   if (lane == 0 && warp == 0) {
     for (int i = 0; i < kWindowWarps; ++i) {
@@ -327,20 +409,16 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
 
 /// Finishes the table (width/height from the accumulated maxima) and copies it into
 /// mapped host memory. Each warp takes 32 entries: one per lane to finish them, then
-/// the warp writes them out as consecutive 8-byte words, so the writes across the bus
-/// are coalesced instead of 72-byte strided.
-constexpr int kEntryWords = int(sizeof(Component) / sizeof(uint64_t));
-static_assert(sizeof(Component) % sizeof(uint64_t) == 0, "Component must be whole words");
-
+/// the warp writes them out as consecutive words (store_staged_entries), so the writes
+/// across the bus are coalesced.
 __global__ void __launch_bounds__(kWordBlock)
     publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
                    Component* host_table, uint32_t host_capacity, HostHeader* header) {
-  // Raw words: Component's member initializers rule out __shared__ Component[].
-  __shared__ uint64_t staging[kWordBlock * kEntryWords];
+  __shared__ EntryStaging staging[kWordBlock / kWarpSize];
   const uint32_t n = info->count;
   const int lane = threadIdx.x % kWarpSize;
   const int warp_in_block = threadIdx.x / kWarpSize;
-  Component* mine = reinterpret_cast<Component*>(staging) + warp_in_block * kWarpSize;
+  Component* mine = reinterpret_cast<Component*>(staging[warp_in_block]);
   const uint32_t warps = gridDim.x * (kWordBlock / kWarpSize);
   for (uint32_t first = (blockIdx.x * (kWordBlock / kWarpSize) + warp_in_block) * kWarpSize;
        first < n; first += warps * kWarpSize) {
@@ -349,15 +427,11 @@ __global__ void __launch_bounds__(kWordBlock)
       Component c = table[i];
       c.width = c.width - c.x + 1;
       c.height = c.height - c.y + 1;
-      table[i] = c;
       mine[lane] = c;
     }
-    __syncwarp();
+    store_staged_entries(staging[warp_in_block], table + first, min(n - first, 32u));
     const uint32_t to_host = first < host_capacity ? min(min(n, host_capacity) - first, 32u) : 0;
-    const uint64_t* src = reinterpret_cast<const uint64_t*>(mine);
-    uint64_t* dst = reinterpret_cast<uint64_t*>(host_table + first);
-    for (uint32_t k = lane; k < to_host * kEntryWords; k += kWarpSize) dst[k] = src[k];
-    __syncwarp();
+    store_staged_entries(staging[warp_in_block], host_table + first, to_host);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     header->count = n;
@@ -370,7 +444,17 @@ __global__ void __launch_bounds__(kWordBlock)
 void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
   publish_blocks_ = std::max(1, 4 * sm_count);
-  feature_blocks_ = unsigned(std::max(1, kFeatureBlocksPerSm * sm_count));
+  if (feature_blocks_per_sm_ == 0) {
+    // The features pass loops over the frame with exactly the blocks that fit on the
+    // device at once: a partial second wave would leave most SMs idle at its end.
+    int labels_written = 0, features_only = 0;
+    CCL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &labels_written, features_kernel<true>, kWarpSize * kWindowWarps, 0));
+    CCL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &features_only, features_kernel<false>, kWarpSize * kWindowWarps, 0));
+    feature_blocks_per_sm_ = std::max(1, std::min(labels_written, features_only));
+  }
+  feature_blocks_ = unsigned(feature_blocks_per_sm_ * sm_count);
   if (count_blocks_ > status_.capacity()) {
     status_.reserve(count_blocks_);
     epoch_ = 0;  // fresh memory: cleared before its first use

@@ -53,6 +53,7 @@ class Analysis {
  private:
   unsigned count_blocks_ = 0;
   int publish_blocks_ = 1;
+  int feature_blocks_per_sm_ = 0;  // resident features_kernel blocks, asked once
   unsigned feature_blocks_ = 1;
   DeviceBuffer<uint64_t> status_;  // per-block scan status (analysis.cu)
   uint32_t epoch_ = 0;             // this frame's tag in status_; 0: status_ not cleared

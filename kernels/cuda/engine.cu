@@ -2,7 +2,7 @@
 // caller's stream. Sequence per frame, no host synchronization inside:
 //   threshold (Otsu only: histogram + level; fixed levels are kernel arguments)
 //   local labeling (HA strips / KE initialization; the threshold is fused in here)
-//   merging (HA strip and chunk borders / KE compression, reduction, compression)
+//   merging (HA strip and chunk borders / KE compression, reduction)
 //   analysis (root numbering, output labels + features)
 //   publish (table finished and written into mapped pinned host memory)
 // The component count is unknown to the host while it queues the frame, so no copy of
@@ -179,8 +179,10 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
     ke_initialize(fg, geo, d.labels.get(), d.mask.get(), conn, stream);
     d.mark(kLocal, stream);
     ke_compress(geo, d.labels.get(), stream);
+    // No second compression: the analysis walks only from run starts, and its
+    // walks leave ids behind them, so flattening every pixel first costs more than
+    // the few longer walks it would save.
     ke_reduce(geo, d.mask.get(), d.labels.get(), conn, stream);
-    ke_compress(geo, d.labels.get(), stream);
   }
   d.mark(kMerged, stream);
 

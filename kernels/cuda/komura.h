@@ -1,6 +1,6 @@
 // Komura equivalence (KE): Komura 2015 for 4-connectivity, the 8-connected form of
 // Allegretti et al. 2019. Initialization (threshold fused in) -> compression ->
-// reduction -> compression leaves every foreground pixel pointing at its root.
+// reduction leaves a forest whose roots are the components' first pixels.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -7,8 +7,8 @@
 // component's root is its first pixel in raster order; consecutive output labels then
 // follow from a scan over roots.
 //
-// Which pixels are nodes: every foreground pixel for Komura (flattened at the end, so
-// each points straight at its root); for HA the start of every run piece inside each
+// Which pixels are nodes: every foreground pixel for Komura (compressed once before
+// its reduction, not after it); for HA the start of every run piece inside each
 // aligned 32- or 64-column window (a piece continuing a run points at the run's start).
 // What the analysis needs, and both provide: every pixel that starts a run piece of a
 // 64-column window is a node, and so is every component's first pixel.
