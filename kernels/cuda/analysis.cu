@@ -268,8 +268,16 @@ __device__ __forceinline__ uint32_t dominant_label(const uint32_t (&label)[2]) {
 /// few atomics per block instead of a few per window.
 /// Warps loop over row segments of kFeatureWindows windows (grid-stride), so the
 /// number of blocks, not of segments, bounds the atomics on a large component.
+/// A window whose piece starts all found one component skips the groups and the vote:
+/// two warp reductions add it to 32-bit sums of the segment (the pass is bound by the
+/// instructions it issues, and large components are made of such windows).
+/// Resident blocks per SM the features pass is compiled for (at most 40 registers a
+/// thread, a few bytes spilled): 48 registers left room for 5 blocks, and the pass is
+/// bound by how many warps keep its issue slots busy (measured, PERF_NOTES.md).
+constexpr int kFeatureBlocksPerSm = 6;
+
 template <bool kWriteLabels>
-__global__ void __launch_bounds__(kWarpSize* kWindowWarps)
+__global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
     features_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, uint32_t* out,
                     Component* table, long long tasks, int segments_per_row) {
   __shared__ Moments block_sums[kWindowWarps];
@@ -282,6 +290,15 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   Moments& hot = block_sums[warp];
   if (lane == 0) hot = Moments::none();
   uint32_t hot_id = 0;
+  // Lane 0's sums move on to component `next` when it is not hot_id.
+  auto make_hot = [&](uint32_t next) {
+    if (next == hot_id) return;
+    if (lane == 0) {
+      if (hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
+      hot = Moments::none();
+    }
+    hot_id = next;
+  };
   const long long stride = (long long)gridDim.x * kWindowWarps;
   for (long long task = (long long)blockIdx.x * kWindowWarps + warp; task < tasks;
        task += stride) {
@@ -290,63 +307,69 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     const int w_end = min(w_begin + kFeatureWindows, geo.words);
     const uint64_t* row = mask + size_t(y) * geo.words;
     const uint32_t row_base = uint32_t(y) * uint32_t(geo.width);
+    // Windows holding one component alone (most windows of large components) add up
+    // in 32-bit sums over the segment, columns counted from its start (at most 256 of
+    // them: sum c^2 < 2^23), and reach the 64-bit moments once per segment and id.
+    const uint32_t x_segment = 64u * uint32_t(w_begin);
+    uint32_t seg_id = 0, seg_n = 0, seg_c = 0, seg_cc = 0, seg_min = 0, seg_max = 0;
+    auto flush_segment = [&] {
+      if (seg_n == 0) return;
+      make_hot(seg_id);
+      if (lane == 0)
+        hot.add(Moments::of_window(x_segment, uint32_t(y), seg_n, seg_c, seg_cc, seg_min,
+                                   seg_max));
+      seg_n = seg_c = seg_cc = 0;
+    };
     for (int w = w_begin; w < w_end; ++w) {
       const uint64_t bits = row[w];
       const uint32_t x_window = 64u * uint32_t(w);
       uint32_t label[2] = {0, 0};  // output label of each pixel
       if (bits != 0) {
+        bool start[2];
         uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const int c = lane + 32 * k;
-          if (bit(bits, c) && start_distance(bits, c) == 0)
-            found[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+          start[k] = bit(bits, c) && start_distance(bits, c) == 0;
+          if (start[k]) found[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
         }
-        uint32_t raw[2];  // every pixel: its piece start's id with the kSoloTag, 0 if bg
-#pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const int c = lane + 32 * k;
-          const bool fg = bit(bits, c);
-          const int source = fg ? c - start_distance(bits, c) : c;
-          const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
-          const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
-          raw[k] = fg ? (source < 32 ? lo : hi) : 0;
-          label[k] = raw[k] & ~kSoloTag;
-        }
-        // Lane 0's sums move on to component `next` (0: none) when it is not hot_id.
-        auto make_hot = [&](uint32_t next) {
-          if (next == hot_id) return;
-          if (lane == 0) {
-            if (hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
-            hot = Moments::none();
-          }
-          hot_id = next;
-        };
-        // Most windows of large components hold that component alone: its sums are
-        // two warp reductions, without the per-id groups below.
+        // The first foreground column starts a piece; if every piece start found its id,
+        // the window holds that component alone.
         const int c_first = __ffsll(static_cast<long long>(bits)) - 1;
-        const uint32_t first_lo = __shfl_sync(kFullWarp, raw[0], c_first & 31);
-        const uint32_t first_hi = __shfl_sync(kFullWarp, raw[1], c_first & 31);
+        const uint32_t first_lo = __shfl_sync(kFullWarp, found[0], c_first & 31);
+        const uint32_t first_hi = __shfl_sync(kFullWarp, found[1], c_first & 31);
         const uint32_t only = c_first < 32 ? first_lo : first_hi;
-        if (__all_sync(kFullWarp, (raw[0] == 0 || raw[0] == only) && (raw[1] == 0 || raw[1] == only))) {
+        if (__all_sync(kFullWarp, (!start[0] || found[0] == only) && (!start[1] || found[1] == only))) {
+#pragma unroll
+          for (int k = 0; k < 2; ++k) label[k] = bit(bits, lane + 32 * k) ? only & ~kSoloTag : 0;
           if (!(only & kSoloTag)) {
-            make_hot(only);
-            const uint32_t c_lo = uint32_t(lane), c_hi = uint32_t(lane + 32);
-            const uint32_t sum_c = __reduce_add_sync(
-                kFullWarp, (raw[0] ? c_lo : 0u) + (raw[1] ? c_hi : 0u));
-            const uint32_t sum_cc = __reduce_add_sync(
-                kFullWarp, (raw[0] ? c_lo * c_lo : 0u) + (raw[1] ? c_hi * c_hi : 0u));
-            if (lane == 0)
-              hot.add(Moments::of_window(x_window, uint32_t(y), uint32_t(__popcll(bits)), sum_c,
-                                         sum_cc, uint32_t(c_first),
-                                         uint32_t(63 - __clzll(static_cast<long long>(bits)))));
+            if (only != seg_id) flush_segment();
+            seg_id = only;
+            const uint32_t off = x_window - x_segment;
+            const uint32_t c_lo = off + uint32_t(lane), c_hi = c_lo + 32;
+            const bool fg_lo = bit(bits, lane), fg_hi = bit(bits, lane + 32);
+            const uint32_t n = uint32_t(__popcll(bits));
+            if (seg_n == 0) seg_min = off + uint32_t(c_first);
+            seg_n += n;
+            seg_c += __reduce_add_sync(kFullWarp, (fg_lo ? c_lo : 0u) + (fg_hi ? c_hi : 0u));
+            seg_cc += __reduce_add_sync(kFullWarp,
+                                        (fg_lo ? c_lo * c_lo : 0u) + (fg_hi ? c_hi * c_hi : 0u));
+            seg_max = off + uint32_t(63 - __clzll(static_cast<long long>(bits)));
           }
         } else {
-          uint32_t id[2], counted[2];  // at piece starts / every pixel, 0 if solo
+          flush_segment();
+          uint32_t id[2], counted[2];  // at piece starts / every pixel; 0 if solo
 #pragma unroll
           for (int k = 0; k < 2; ++k) {
+            const int c = lane + 32 * k;
+            const bool fg = bit(bits, c);
+            const int source = fg ? c - start_distance(bits, c) : c;
+            const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
+            const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
+            const uint32_t raw = fg ? (source < 32 ? lo : hi) : 0;
+            label[k] = raw & ~kSoloTag;
+            counted[k] = raw & kSoloTag ? 0 : raw;
             id[k] = found[k] & kSoloTag ? 0 : found[k];
-            counted[k] = raw[k] & kSoloTag ? 0 : raw[k];
           }
           make_hot(dominant_label(counted));
 #pragma unroll
@@ -388,6 +411,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
         }
       }
     }
+    flush_segment();
   }
 
   if (lane == 0) block_ids[warp] = hot_id;

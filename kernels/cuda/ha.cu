@@ -137,14 +137,13 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   }
 }
 
-/// One warp per 64-column window of each strip's first row: unites its runs with those
-/// of the last row of the strip above. Nodes of runs coming from the previous window
-/// are that window's piece starts, nodes in every variant (union_find.cuh).
+/// Unites the runs of 64-column window `warp` of a strip's first row with those of the
+/// last row of the strip above (one warp). Nodes of runs coming from the previous
+/// window are that window's piece starts, nodes in every variant (union_find.cuh).
 template <int Connectivity>
-__global__ void __launch_bounds__(kWarpSize* kWindowWarps)
-    ha_merge_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, long long windows) {
-  const long long warp = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
-  if (warp >= windows) return;
+__device__ __forceinline__ void merge_strip_window(const FrameGeometry& geo,
+                                                   const uint64_t* mask, uint32_t* labels,
+                                                   long long warp) {
   const int y = int(warp / geo.words + 1) * kStripRows;
   const int w = int(warp % geo.words);
   const uint64_t* row = mask + size_t(y) * geo.words;
@@ -165,16 +164,14 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
   unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x + 32);
 }
 
-/// One thread per row and border between chunks (column x, a multiple of 64): the
-/// links across it that the chunks' labeling could not see. Horizontal neighbours,
-/// and for 8-connectivity the two diagonals to the row above. Column x starts a piece
-/// in its chunk, so pixel x is a node; pixel x-1's node is its 64-column piece start.
+/// Task t = one row and border between chunks (column x, a multiple of 64): the links
+/// across it that the chunks' labeling could not see. Horizontal neighbours, and for
+/// 8-connectivity the two diagonals to the row above. Column x starts a piece in its
+/// chunk, so pixel x is a node; pixel x-1's node is its 64-column piece start.
 template <int Connectivity>
-__global__ void __launch_bounds__(kWordBlock)
-    ha_merge_chunks_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
-                           unsigned borders_per_row, long long tasks) {
-  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
-  if (t >= tasks) return;
+__device__ __forceinline__ void merge_chunk_border(const FrameGeometry& geo,
+                                                   const uint64_t* mask, uint32_t* labels,
+                                                   unsigned borders_per_row, long long t) {
   const int y = int(t / borders_per_row);
   const int w = int(t % borders_per_row + 1) * (kChunkColumns / 64);  // word of column x
   const uint64_t* row = mask + size_t(y) * geo.words;
@@ -193,6 +190,24 @@ __global__ void __launch_bounds__(kWordBlock)
       uf_union(labels, here + 1, left_node(above[w - 1], here - width) + 1);
     if (left_fg && bit(above[w], 0))
       uf_union(labels, left_node(row[w - 1], here) + 1, here - width + 1);
+  }
+}
+
+/// Both kinds of border in one launch (one launch gap less per frame): the first
+/// `window_blocks` blocks merge strip borders, a warp per window; the rest merge chunk
+/// borders, a thread per task.
+template <int Connectivity>
+__global__ void __launch_bounds__(kWarpSize* kWindowWarps)
+    ha_merge_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
+                    long long windows, unsigned window_blocks, unsigned borders_per_row,
+                    long long chunk_tasks) {
+  if (blockIdx.x < window_blocks) {
+    const long long warp = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
+    if (warp < windows) merge_strip_window<Connectivity>(geo, mask, labels, warp);
+  } else {
+    const long long t = (long long)(blockIdx.x - window_blocks) * (kWarpSize * kWindowWarps) +
+                        threadIdx.y * kWarpSize + threadIdx.x;
+    if (t < chunk_tasks) merge_chunk_border<Connectivity>(geo, mask, labels, borders_per_row, t);
   }
 }
 
@@ -222,27 +237,19 @@ void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
                       int connectivity, cudaStream_t stream) {
   const long long borders = (geo.height - 1) / kStripRows;  // strips after the first
   const long long windows = borders * geo.words;
-  if (windows > 0) {
-    const dim3 block(kWarpSize, kWindowWarps);
-    const unsigned blocks = ceil_div(size_t(windows), kWindowWarps);
-    if (connectivity == 4)
-      ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
-    else
-      ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows);
-    check_launch("ha_merge_kernel");
-  }
-  const unsigned chunk_borders = ceil_div(geo.width, kChunkColumns) - 1;
-  const long long tasks = (long long)chunk_borders * geo.height;
-  if (tasks > 0) {
-    const unsigned blocks = ceil_div(size_t(tasks), kWordBlock);
-    if (connectivity == 4)
-      ha_merge_chunks_kernel<4><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels,
-                                                                  chunk_borders, tasks);
-    else
-      ha_merge_chunks_kernel<8><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels,
-                                                                  chunk_borders, tasks);
-    check_launch("ha_merge_chunks_kernel");
-  }
+  const unsigned borders_per_row = ceil_div(geo.width, kChunkColumns) - 1;
+  const long long chunk_tasks = (long long)borders_per_row * geo.height;
+  const unsigned window_blocks = ceil_div(size_t(windows), kWindowWarps);
+  const unsigned blocks = window_blocks + ceil_div(size_t(chunk_tasks), kWarpSize * kWindowWarps);
+  if (blocks == 0) return;
+  const dim3 block(kWarpSize, kWindowWarps);
+  if (connectivity == 4)
+    ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows, window_blocks,
+                                                     borders_per_row, chunk_tasks);
+  else
+    ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows, window_blocks,
+                                                     borders_per_row, chunk_tasks);
+  check_launch("ha_merge_kernel");
 }
 
 }  // namespace ccl::cuda
