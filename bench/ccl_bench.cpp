@@ -5,7 +5,8 @@
 //   ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N]
 //             [--sizes 1920x1080,...] [--densities 0.1,0.5,...] [--granularities 1,4,16]
 //             [--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features]
-//             [--check-limit PIXELS] [--no-real] [--anchors PATH] [--device N]
+//             [--check-limit PIXELS] [--no-real] [--no-graphs] [--anchors PATH]
+//             [--device N]
 #include <unistd.h>
 
 #include <cmath>
@@ -45,6 +46,7 @@ struct Config {
   std::vector<bool> write_labels = {true, false};
   int64_t check_limit = int64_t(2048) * 2048;
   bool real = true;
+  bool graphs = true;  // ccl::cuda::Tuning::graphs
   int device = 0;
 };
 
@@ -69,7 +71,8 @@ std::vector<std::string> split(const std::string& s) {
             << "usage: ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N] "
                "[--sizes WxH,...] [--densities D,...] [--granularities G,...] "
                "[--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features] "
-               "[--check-limit PIXELS] [--no-real] [--anchors PATH] [--device N]\n";
+               "[--check-limit PIXELS] [--no-real] [--no-graphs] [--anchors PATH] "
+               "[--device N]\n";
   std::exit(2);
 }
 
@@ -89,6 +92,7 @@ Config parse_args(int argc, char** argv) {
     else if (a == "--check-limit") c.check_limit = std::stoll(value());
     else if (a == "--device") c.device = std::stoi(value());
     else if (a == "--no-real") c.real = false;
+    else if (a == "--no-graphs") c.graphs = false;
     else if (a == "--sizes") {
       for (const std::string& s : split(value())) {
         Size z{};
@@ -185,7 +189,11 @@ class Bench {
   Bench(const Config& config, const bench::AnchorTable& anchors, bench::CsvReport& csv,
         bench::Summary& summary)
       : config_(config), anchors_(anchors), csv_(csv), summary_(summary),
-        engine_(config.device) {}
+        engine_(config.device) {
+    ccl::cuda::Tuning tuning = engine_.tuning();
+    tuning.graphs = config.graphs;
+    engine_.set_tuning(tuning);
+  }
 
   void run(const Frame& frame) {
     const int w = frame.gray.width, h = frame.gray.height;
@@ -302,10 +310,10 @@ int main(int argc, char** argv) {
         bench::AnchorTable::load(config.anchors.empty() ? default_anchors_path() : config.anchors);
     const std::string device = device_description(config.device);
     const double copy_gbs = bench::copy_bandwidth_gbs(size_t(2) << 30, 20);
-    std::printf("device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\n", device.c_str(),
-                copy_gbs);
+    std::printf("device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\ngraphs: %s\n",
+                device.c_str(), copy_gbs, config.graphs ? "on" : "off");
 
-    bench::CsvReport csv(config.csv, device, copy_gbs);
+    bench::CsvReport csv(config.csv, device, copy_gbs, config.graphs);
     bench::Summary summary;
     Bench bench(config, anchors, csv, summary);
 

@@ -13,7 +13,7 @@ struct StageSamples {
   std::vector<double> labeling, threshold, local, merge, analysis, copy;
 
   void add(const ccl::cuda::StageTimes& t) {
-    labeling.push_back(1000.0 * (t.total - t.copy));
+    labeling.push_back(1000.0 * t.labeling);
     threshold.push_back(1000.0 * t.threshold);
     local.push_back(1000.0 * t.local);
     merge.push_back(1000.0 * t.merge);
@@ -22,6 +22,22 @@ struct StageSamples {
   }
 };
 
+/// `runs` frames at profiling `level`, the engine's times of each.
+StageSamples profile(ccl::cuda::Engine& engine, const ccl::ImageView& image,
+                     const ccl::Options& options, cudaStream_t stream, int runs,
+                     ccl::cuda::Profiling level) {
+  engine.set_profiling(level);
+  StageSamples samples;
+  ccl::Result out;
+  for (int i = 0; i < runs; ++i) {
+    engine.enqueue(image, options, stream);
+    engine.finish(out, false);  // reads the events
+    samples.add(engine.stage_times());
+  }
+  engine.set_profiling(ccl::cuda::Profiling::Off);
+  return samples;
+}
+
 }  // namespace
 
 Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
@@ -29,7 +45,7 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
   Measurement m;
   ccl::Result out;
 
-  engine.set_profiling(false);
+  engine.set_profiling(ccl::cuda::Profiling::Off);
   for (int i = 0; i < plan.warmup; ++i) {
     engine.enqueue(image, options, stream);
     engine.finish(out, false);
@@ -50,20 +66,17 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
   }
   m.total = spread(total);
 
-  engine.set_profiling(true);
-  StageSamples stages;
-  for (int i = 0; i < plan.runs; ++i) {
-    engine.enqueue(image, options, stream);
-    engine.finish(out, false);  // reads the stage events
-    stages.add(engine.stage_times());
-  }
-  engine.set_profiling(false);
-  m.labeling = spread(stages.labeling);
+  const StageSamples whole =
+      profile(engine, image, options, stream, plan.runs, ccl::cuda::Profiling::Labeling);
+  m.labeling = spread(whole.labeling);
+  m.copy = spread(whole.copy);
+  const StageSamples stages =
+      profile(engine, image, options, stream, plan.runs, ccl::cuda::Profiling::Stages);
   m.threshold = spread(stages.threshold);
   m.local = spread(stages.local);
   m.merge = spread(stages.merge);
   m.analysis = spread(stages.analysis);
-  m.copy = spread(stages.copy);
+  m.staged = spread(stages.labeling);
 
   std::vector<double> host;
   for (int i = 0; i < plan.host_runs; ++i) {

@@ -12,7 +12,7 @@ namespace bench {
 
 struct RunPlan {
   int warmup = 5;
-  int runs = 50;       // event-timed repetitions, with and without stage events
+  int runs = 50;       // event-timed repetitions of each of the three event loops
   int host_runs = 10;  // wall-clock repetitions of enqueue + finish
 };
 
@@ -21,10 +21,14 @@ struct Measurement {
   // Events around enqueue() without stage profiling: everything the engine queues,
   // the component table's copy to pinned host memory included.
   Spread total;
-  // With stage profiling on: the per-stage times, and total minus the table copy
-  // (labels + features + consecutive labels: what ANCHORS.md compares against).
-  Spread labeling;
-  Spread threshold, local, merge, analysis, copy;
+  // Events before and after the labeling only (ccl::cuda::Profiling::Labeling): labels
+  // + features + consecutive labels, the table copy after it excluded; what ANCHORS.md
+  // compares against, timed as its references were (events around their launches).
+  // The table copy's time comes from the same loop.
+  Spread labeling, copy;
+  // With events between the stages as well (Profiling::Stages, no graph): the per-stage
+  // times, and the labeling they add up to, which those events make a little longer.
+  Spread threshold, local, merge, analysis, staged;
   // Host wall clock of enqueue() + finish(): the frame as a caller waits for it.
   Spread host;
   uint32_t components = 0;

@@ -36,7 +36,7 @@ struct CaseResult {
 
 class CsvReport {
  public:
-  CsvReport(const std::string& path, const std::string& device, double copy_gbs);
+  CsvReport(const std::string& path, const std::string& device, double copy_gbs, bool graphs);
   void add(const CaseResult& r);
 
  private:

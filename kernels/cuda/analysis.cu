@@ -88,7 +88,8 @@ __device__ __forceinline__ uint64_t solo_runs(const FrameGeometry& geo, const ui
 }
 
 /// A block's entry in the numbering's single-pass scan (decoupled look-back): the
-/// frame's epoch, whether the value is the block's own root count or the inclusive
+/// frame's epoch (frames since the statuses were cleared, counted on the device),
+/// whether the value is the block's own root count or the inclusive
 /// count up to it, and the value, in one 64-bit word so that readers never see a flag
 /// without its value. The epoch tells this frame's entries from older ones, so the
 /// statuses need no reset between frames.
@@ -200,8 +201,8 @@ __device__ __forceinline__ Component start_entry(const FrameGeometry& geo, const
 template <int Connectivity>
 __global__ void __launch_bounds__(kWordBlock)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
-                        long long words, uint64_t* status, uint32_t epoch, Component* table,
-                        FrameInfo* info) {
+                        long long words, uint64_t* status, const uint32_t* published,
+                        Component* table, FrameInfo* info) {
   using Scan = cub::BlockScan<uint32_t, kWordBlock>;
   __shared__ typename Scan::TempStorage temp;
   __shared__ uint32_t block_prefix;
@@ -214,7 +215,7 @@ __global__ void __launch_bounds__(kWordBlock)
   uint32_t before, aggregate;
   Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before, aggregate);
   if (threadIdx.x < kWarpSize) {
-    const uint32_t prefix = look_back(status, epoch, aggregate);
+    const uint32_t prefix = look_back(status, *published + 1, aggregate);
     if (threadIdx.x == 0) {
       block_prefix = prefix;
       if (blockIdx.x == gridDim.x - 1) info->count = prefix + aggregate;
@@ -437,7 +438,8 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
 /// across the bus are coalesced.
 __global__ void __launch_bounds__(kWordBlock)
     publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
-                   Component* host_table, uint32_t host_capacity, HostHeader* header) {
+                   Component* host_table, uint32_t host_capacity, HostHeader* header,
+                   uint32_t* published) {
   __shared__ EntryStaging staging[kWordBlock / kWarpSize];
   const uint32_t n = info->count;
   const int lane = threadIdx.x % kWarpSize;
@@ -460,12 +462,13 @@ __global__ void __launch_bounds__(kWordBlock)
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     header->count = n;
     header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
+    *published += 1;  // number_roots_kernel, the only reader, is done with this frame
   }
 }
 
 }  // namespace
 
-void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
+bool Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
   publish_blocks_ = std::max(1, 4 * sm_count);
   if (feature_blocks_per_sm_ == 0) {
@@ -479,15 +482,15 @@ void Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
     feature_blocks_per_sm_ = std::max(1, std::min(labels_written, features_only));
   }
   feature_blocks_ = unsigned(feature_blocks_per_sm_ * sm_count);
-  if (count_blocks_ > status_.capacity()) {
-    status_.reserve(count_blocks_);
-    epoch_ = 0;  // fresh memory: cleared before its first use
-  }
-  table_.reserve(std::max<size_t>(capacity, 1));
+  bool moved = epoch_.reserve(1);
+  moved |= status_.reserve(count_blocks_);
+  if (moved) frames_ = 0;  // fresh memory: cleared before its first use
+  moved |= table_.reserve(std::max<size_t>(capacity, 1));
   header_.reserve(1);
   // The host copy starts small and grows to what frames need (read_table): most frames
   // have far fewer components than the worst case, which would pin W*H/2 entries.
   host_table_.reserve(std::min<size_t>(std::max<size_t>(capacity, 1), 1 << 16));
+  return moved;
 }
 
 void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
@@ -498,20 +501,25 @@ void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
               std::min(components, host_table_.capacity()) * sizeof(Component));
 }
 
+void Analysis::begin_frame(cudaStream_t stream) {
+  // Epochs 1 .. kEpochMask - 1; a status word of 0 is never ready.
+  if (frames_ == 0 || frames_ == kEpochMask - 1) {
+    status_.fill_bytes(0, status_.capacity(), stream);
+    epoch_.fill_bytes(0, 1, stream);
+    frames_ = 0;
+  }
+  ++frames_;
+}
+
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                       int connectivity, FrameInfo* info, cudaStream_t stream) {
   const long long words = (long long)geo.mask_words();
-  if (epoch_ == 0 || epoch_ == kEpochMask) {
-    status_.fill_bytes(0, status_.capacity(), stream);
-    epoch_ = 0;
-  }
-  ++epoch_;
   if (connectivity == 4)
     number_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, status_.get(), epoch_, table_.get(), info);
+        geo, mask, labels, words, status_.get(), epoch_.get(), table_.get(), info);
   else
     number_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, status_.get(), epoch_, table_.get(), info);
+        geo, mask, labels, words, status_.get(), epoch_.get(), table_.get(), info);
   check_launch("number_roots_kernel");
 }
 
@@ -533,7 +541,7 @@ void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t*
 void Analysis::publish(const FrameInfo* info, int fixed_level, cudaStream_t stream) {
   publish_kernel<<<publish_blocks_, kWordBlock, 0, stream>>>(
       info, fixed_level, table_.get(), host_table_.device(), uint32_t(host_table_.capacity()),
-      header_.device());
+      header_.device(), epoch_.get());
   check_launch("publish_kernel");
 }
 

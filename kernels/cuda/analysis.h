@@ -25,9 +25,15 @@ struct HostHeader {
 class Analysis {
  public:
   /// Scratch for frames of `geo`, a device table of `capacity` components. Grows only.
-  void reserve(const FrameGeometry& geo, size_t capacity, int sm_count);
+  /// True when device memory that number() or measure() use moved.
+  bool reserve(const FrameGeometry& geo, size_t capacity, int sm_count);
   /// Fills what a frame with up to `components` components uses with `byte`.
   void poison(int byte, size_t components, cudaStream_t stream);
+
+  /// Before each frame's number(), outside any graph capture: clears the scan statuses
+  /// when their epochs run out (or the memory is fresh). The frame's epoch itself lives
+  /// on the device (publish() advances it), so that a captured number() stays valid.
+  void begin_frame(cudaStream_t stream);
 
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
   /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
@@ -56,7 +62,8 @@ class Analysis {
   int feature_blocks_per_sm_ = 0;  // resident features_kernel blocks, asked once
   unsigned feature_blocks_ = 1;
   DeviceBuffer<uint64_t> status_;  // per-block scan status (analysis.cu)
-  uint32_t epoch_ = 0;             // this frame's tag in status_; 0: status_ not cleared
+  DeviceBuffer<uint32_t> epoch_;   // frames published since status_ was cleared
+  uint32_t frames_ = 0;            // host's count of the same; 0: status_ not cleared
   DeviceBuffer<Component> table_;
   MappedBuffer<HostHeader> header_;
   MappedBuffer<Component> host_table_;

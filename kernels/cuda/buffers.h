@@ -21,12 +21,14 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  /// Ensures room for `count` elements; old contents are not kept.
-  void reserve(size_t count) {
-    if (count <= capacity_) return;
+  /// Ensures room for `count` elements; old contents are not kept. True when the
+  /// memory moved (kernels or graphs holding the old address must not run again).
+  bool reserve(size_t count) {
+    if (count <= capacity_) return false;
     release();
     CCL_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
     capacity_ = count;
+    return true;
   }
   void release() {
     if (data_) cudaFree(data_);  // errors here cannot be reported from a destructor
@@ -105,6 +107,44 @@ inline float elapsed_ms(const Event& from, const Event& to) {
   CCL_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
   return ms;
 }
+
+/// An instantiated CUDA graph: the kernels captured from a stream, launched as one.
+class GraphExec {
+ public:
+  /// Ends the capture begun on `stream` (cudaStreamBeginCapture) and instantiates it.
+  static GraphExec end_capture(cudaStream_t stream) {
+    cudaGraph_t graph = nullptr;
+    CCL_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    GraphExec g;
+    const cudaError_t err = cudaGraphInstantiate(&g.exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    CCL_CUDA_CHECK(err);
+    return g;
+  }
+  /// Ends a capture that failed half-way, dropping what it recorded.
+  static void abandon_capture(cudaStream_t stream) {
+    cudaGraph_t graph = nullptr;
+    if (cudaStreamEndCapture(stream, &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // the capture's error was already reported
+  }
+
+  GraphExec() = default;
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
+  GraphExec& operator=(GraphExec&& o) noexcept {
+    std::swap(exec_, o.exec_);
+    return *this;
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+
+  void launch(cudaStream_t stream) const { CCL_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
 
 class Stream {
  public:

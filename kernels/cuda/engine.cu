@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "analysis.h"
 #include "buffers.h"
@@ -46,6 +49,37 @@ int resolve_device(int device_id) {
 
 // Stage boundaries recorded when profiling (StageTimes' fields in order).
 enum Mark { kStart, kThresholded, kLocal, kMerged, kAnalyzed, kPublished, kMarks };
+
+/// Everything a frame's labeling kernels are launched with: two frames with equal keys
+/// queue identical launches, so a graph captured from one replays the other. Scratch
+/// addresses are covered by a generation that changes whenever scratch memory moves.
+struct GraphKey {
+  const void* plane;
+  size_t stride;
+  int width, height, format;
+  int algorithm, connectivity, mode, threshold, write_labels, wide_windows;
+  uint64_t scratch_generation;
+
+  GraphKey(const ImageView& image, const Options& o, const Tuning& t, uint64_t generation) {
+    std::memset(static_cast<void*>(this), 0, sizeof(*this));  // padding compares too
+    plane = image.planes[0];
+    stride = image.strides[0];
+    width = image.width;
+    height = image.height;
+    format = int(image.format);
+    algorithm = int(o.algorithm);
+    connectivity = o.connectivity;
+    mode = int(o.mode);
+    threshold = o.mode == ThresholdMode::Otsu ? 0 : o.threshold;
+    write_labels = o.write_labels;
+    wide_windows = o.algorithm == Algorithm::HA && t.ha_wide_windows;
+    scratch_generation = generation;
+  }
+  bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
+};
+
+/// Graphs kept per engine: a CUDA memory pool hands the element a few buffers in turn.
+constexpr size_t kCachedGraphs = 4;
 
 }  // namespace
 
@@ -91,7 +125,6 @@ struct Engine::Impl {
   int sm_count = 1;
   Tuning tuning;
   int poison = -1;
-  bool profiling = false;
 
   // Scratch, sized for the largest frame seen (allocated only when that grows).
   DeviceBuffer<uint32_t> labels;  // union-find forest (union_find.cuh)
@@ -104,7 +137,20 @@ struct Engine::Impl {
 
   Event done{false};
   std::array<std::unique_ptr<Event>, kMarks> marks;
+  Profiling profiling_level = Profiling::Off;
   StageTimes times;
+
+  // Captured labeling sequences, most recently used last. A sequence is captured when
+  // a frame repeats the previous frame's key, so one-off frames cost no capture.
+  struct CachedGraph {
+    GraphKey key;
+    GraphExec exec;
+  };
+  std::vector<CachedGraph> graphs;
+  std::unique_ptr<Stream> capture_stream;  // only records: launches go to the caller's
+  std::optional<GraphKey> previous_key;
+  uint64_t scratch_generation = 0;
+  uint64_t replays = 0;
 
   // The frame in flight.
   bool pending = false;
@@ -113,15 +159,78 @@ struct Engine::Impl {
   cudaStream_t stream = nullptr;
 
   void mark(Mark m, cudaStream_t s) {
-    if (profiling) marks[m]->record(s);
+    const bool stage_mark = m != kStart && m != kAnalyzed && m != kPublished;
+    if (profiling_level == Profiling::Stages ||
+        (profiling_level == Profiling::Labeling && !stage_mark))
+      marks[m]->record(s);
   }
 
-  void reserve(const FrameGeometry& g, const Options& options) {
-    labels.reserve(g.pixels());
-    mask.reserve(g.mask_words());
-    info.reserve(1);
-    if (options.write_labels) output.reserve(g.pixels());
-    analysis.reserve(g, worst_case_components(g, options.connectivity), sm_count);
+  /// All the frame's scratch, so that queuing its kernels allocates nothing.
+  void reserve(const ImageView& image, const FrameGeometry& g, const Options& options) {
+    bool moved = labels.reserve(g.pixels());
+    moved |= mask.reserve(g.mask_words());
+    moved |= info.reserve(1);
+    if (options.write_labels) moved |= output.reserve(g.pixels());
+    if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
+    moved |= analysis.reserve(g, worst_case_components(g, options.connectivity), sm_count);
+    if (moved) {
+      ++scratch_generation;
+      graphs.clear();  // they point at freed memory
+    }
+  }
+
+  /// Threshold, local labeling, merging and analysis (everything but the table's
+  /// hand-over) on stream s.
+  void queue_labeling(const ImageView& image, const FrameGeometry& geo, const Options& options,
+                      cudaStream_t s) {
+    if (options.mode == ThresholdMode::Otsu) otsu.enqueue(image, info.get(), s);
+    mark(kThresholded, s);
+    const Foreground fg = make_foreground(image, options, info.get());
+    const int conn = options.connectivity;
+    if (options.algorithm == Algorithm::HA) {
+      ha_label_strips(fg, geo, labels.get(), mask.get(), conn, tuning.ha_wide_windows, s);
+      mark(kLocal, s);
+      ha_merge_borders(geo, mask.get(), labels.get(), conn, s);
+    } else {
+      ke_initialize(fg, geo, labels.get(), mask.get(), conn, s);
+      mark(kLocal, s);
+      ke_compress(geo, labels.get(), s);
+      // No second compression: the analysis walks only from run starts, and its
+      // walks leave ids behind them, so flattening every pixel first costs more than
+      // the few longer walks it would save.
+      ke_reduce(geo, mask.get(), labels.get(), conn, s);
+    }
+    mark(kMerged, s);
+    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s);
+    analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
+                     s);
+  }
+
+  /// The graph to replay for `key`, capturing one when the previous frame had the same
+  /// key; null when the kernels are to be launched one by one.
+  const GraphExec* graph_for(const GraphKey& key, const ImageView& image,
+                             const FrameGeometry& geo, const Options& options) {
+    if (!tuning.graphs || profiling_level == Profiling::Stages) return nullptr;
+    for (size_t i = 0; i < graphs.size(); ++i)
+      if (graphs[i].key == key) {
+        std::rotate(graphs.begin() + i, graphs.begin() + i + 1, graphs.end());
+        return &graphs.back().exec;
+      }
+    if (!previous_key || !(*previous_key == key)) return nullptr;
+    if (!capture_stream) capture_stream = std::make_unique<Stream>(cudaStreamNonBlocking);
+    const cudaStream_t cs = capture_stream->get();
+    // Thread-local: other threads' CUDA calls (another element's engine) go on as usual.
+    CCL_CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
+    try {
+      queue_labeling(image, geo, options, cs);
+    } catch (...) {
+      GraphExec::abandon_capture(cs);
+      throw;
+    }
+    GraphExec exec = GraphExec::end_capture(cs);
+    if (graphs.size() == kCachedGraphs) graphs.erase(graphs.begin());
+    graphs.push_back(CachedGraph{key, std::move(exec)});
+    return &graphs.back().exec;
   }
 
   /// Poisons what frame `g` will use (not the whole capacity: a small frame after a
@@ -161,34 +270,18 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   Impl& d = *impl_;
   DeviceScope scope(d.device);
   const FrameGeometry geo(image.width, image.height);
-  d.reserve(geo, options);
+  d.reserve(image, geo, options);
   if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);
 
+  d.analysis.begin_frame(stream);
   d.mark(kStart, stream);
-  if (options.mode == ThresholdMode::Otsu) d.otsu.enqueue(image, d.info.get(), stream);
-  d.mark(kThresholded, stream);
-
-  const Foreground fg = make_foreground(image, options, d.info.get());
-  const int conn = options.connectivity;
-  if (options.algorithm == Algorithm::HA) {
-    ha_label_strips(fg, geo, d.labels.get(), d.mask.get(), conn, d.tuning.ha_wide_windows,
-                    stream);
-    d.mark(kLocal, stream);
-    ha_merge_borders(geo, d.mask.get(), d.labels.get(), conn, stream);
-  } else {
-    ke_initialize(fg, geo, d.labels.get(), d.mask.get(), conn, stream);
-    d.mark(kLocal, stream);
-    ke_compress(geo, d.labels.get(), stream);
-    // No second compression: the analysis walks only from run starts, and its
-    // walks leave ids behind them, so flattening every pixel first costs more than
-    // the few longer walks it would save.
-    ke_reduce(geo, d.mask.get(), d.labels.get(), conn, stream);
-  }
-  d.mark(kMerged, stream);
-
-  d.analysis.number(geo, d.mask.get(), d.labels.get(), conn, d.info.get(), stream);
-  d.analysis.measure(geo, d.mask.get(), d.labels.get(),
-                     options.write_labels ? d.output.get() : nullptr, stream);
+  const GraphKey key(image, options, d.tuning, d.scratch_generation);
+  if (const GraphExec* graph = d.graph_for(key, image, geo, options)) {
+    graph->launch(stream);
+    ++d.replays;
+  } else
+    d.queue_labeling(image, geo, options, stream);
+  d.previous_key = key;
   d.mark(kAnalyzed, stream);
   d.analysis.publish(d.info.get(), options.mode == ThresholdMode::Otsu ? -1 : options.threshold,
                      stream);
@@ -221,13 +314,17 @@ void Engine::finish(Result& out, bool copy_labels) {
   } else {
     out.labels.clear();
   }
-  if (d.profiling) {
+  if (d.profiling_level != Profiling::Off) {
+    d.times = StageTimes{};
+    d.times.labeling = d.elapsed(kStart, kAnalyzed);
+    d.times.copy = d.elapsed(kAnalyzed, kPublished);
+    d.times.total = d.elapsed(kStart, kPublished);
+  }
+  if (d.profiling_level == Profiling::Stages) {
     d.times.threshold = d.elapsed(kStart, kThresholded);
     d.times.local = d.elapsed(kThresholded, kLocal);
     d.times.merge = d.elapsed(kLocal, kMerged);
     d.times.analysis = d.elapsed(kMerged, kAnalyzed);
-    d.times.copy = d.elapsed(kAnalyzed, kPublished);
-    d.times.total = d.elapsed(kStart, kPublished);
   }
 }
 
@@ -260,13 +357,13 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   finish(out, options.write_labels);
 }
 
-void Engine::set_profiling(bool on) {
+void Engine::set_profiling(Profiling level) {
   Impl& d = *impl_;
-  if (on && !d.marks[0]) {
+  if (level != Profiling::Off && !d.marks[0]) {
     DeviceScope scope(d.device);
     for (auto& m : d.marks) m = std::make_unique<Event>(true);
   }
-  d.profiling = on;
+  d.profiling_level = level;
 }
 
 StageTimes Engine::stage_times() const { return impl_->times; }
@@ -274,6 +371,8 @@ StageTimes Engine::stage_times() const { return impl_->times; }
 void Engine::set_tuning(const Tuning& tuning) { impl_->tuning = tuning; }
 
 Tuning Engine::tuning() const { return impl_->tuning; }
+
+uint64_t Engine::graph_replays() const { return impl_->replays; }
 
 void Engine::set_poison_byte(int byte) { impl_->poison = byte >= 0 && byte <= 255 ? byte : -1; }
 

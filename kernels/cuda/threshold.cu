@@ -75,18 +75,22 @@ __global__ void __launch_bounds__(kOtsuThreads)
   }
 }
 
-template <class Samples>
-void histogram_into(DeviceBuffer<uint8_t>& temp, uint32_t* histogram, Samples samples,
-                    long long row_samples, long long rows, size_t row_stride_bytes,
-                    cudaStream_t stream) {
-  size_t bytes = 0;
-  CCL_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(
-      nullptr, bytes, samples, histogram, 257, 0, 256, row_samples, rows, row_stride_bytes,
-      stream));
-  temp.reserve(bytes ? bytes : 1);  // a null buffer would mean "query the size"
-  CCL_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(
-      temp.get(), bytes, samples, histogram, 257, 0, 256, row_samples, rows, row_stride_bytes,
-      stream));
+/// Calls f(samples, row_samples, rows, row_stride_bytes): the luma8 samples of `image`
+/// as CUB's pitched histogram reads them.
+template <class F>
+void with_luma8_samples(const ImageView& image, F&& f) {
+  const auto* base = static_cast<const uint8_t*>(image.planes[0]);
+  if (luma_bytes_per_pixel(image.format) == 1) {
+    // The plane's bytes are luma8 already: CUB reads them directly, rows pitched.
+    f(base, image.width, image.height, image.strides[0]);
+  } else {
+    int shift = 0;
+    while ((1ll << shift) < image.width) ++shift;
+    auto samples = thrust::make_transform_iterator(
+        thrust::make_counting_iterator<long long>(0),
+        Luma8At{base, image.strides[0], image.format, shift});
+    f(samples, image.width, image.height, size_t(1) << shift);
+  }
 }
 
 }  // namespace
@@ -108,22 +112,28 @@ Foreground make_foreground(const ImageView& image, const Options& options,
   return fg;
 }
 
+bool OtsuStage::reserve(const ImageView& image) {
+  bool moved = histogram_.reserve(256);
+  with_luma8_samples(image, [&](auto samples, long long row_samples, long long rows,
+                                size_t row_stride_bytes) {
+    size_t bytes = 0;
+    CCL_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, samples,
+                                                       histogram_.get(), 257, 0, 256,
+                                                       row_samples, rows, row_stride_bytes));
+    moved |= temp_.reserve(bytes ? bytes : 1);  // a null buffer would mean "query the size"
+  });
+  return moved;
+}
+
 void OtsuStage::enqueue(const ImageView& image, FrameInfo* info, cudaStream_t stream) {
-  histogram_.reserve(256);
-  const auto* base = static_cast<const uint8_t*>(image.planes[0]);
-  if (luma_bytes_per_pixel(image.format) == 1) {
-    // The plane's bytes are luma8 already: CUB reads them directly, rows pitched.
-    histogram_into(temp_, histogram_.get(), base, image.width, image.height,
-                   image.strides[0], stream);
-  } else {
-    int shift = 0;
-    while ((1ll << shift) < image.width) ++shift;
-    auto samples = thrust::make_transform_iterator(
-        thrust::make_counting_iterator<long long>(0),
-        Luma8At{base, image.strides[0], image.format, shift});
-    histogram_into(temp_, histogram_.get(), samples, image.width, image.height,
-                   size_t(1) << shift, stream);
-  }
+  with_luma8_samples(image, [&](auto samples, long long row_samples, long long rows,
+                                size_t row_stride_bytes) {
+    size_t bytes = temp_.capacity();
+    CCL_CUDA_CHECK(cub::DeviceHistogram::HistogramEven(temp_.get(), bytes, samples,
+                                                       histogram_.get(), 257, 0, 256,
+                                                       row_samples, rows, row_stride_bytes,
+                                                       stream));
+  });
   otsu_level_kernel<<<1, kOtsuThreads, 0, stream>>>(histogram_.get(), image.format, info);
   check_launch("otsu_level_kernel");
 }

@@ -29,6 +29,10 @@ Foreground make_foreground(const ImageView& image, const Options& options,
 /// then one thread per split scores it with ccl::otsu_score, the CPU's integer code.
 class OtsuStage {
  public:
+  /// Scratch for frames like `image`, allocated here so that enqueue() allocates
+  /// nothing (it may be captured into a graph). True when memory moved.
+  bool reserve(const ImageView& image);
+  /// Needs reserve() for this image's size and format first.
   void enqueue(const ImageView& image, FrameInfo* info, cudaStream_t stream);
 
  private:

@@ -26,10 +26,11 @@ const uint32_t* Engine::device_component_count() const { return nullptr; }
 void Engine::label_host(const ImageView&, const Options&, Result&, cudaStream_t) {
   throw Error(kNoCuda);
 }
-void Engine::set_profiling(bool) {}
+void Engine::set_profiling(Profiling) {}
 StageTimes Engine::stage_times() const { return {}; }
 void Engine::set_tuning(const Tuning&) {}
 Tuning Engine::tuning() const { return {}; }
+uint64_t Engine::graph_replays() const { return 0; }
 void Engine::set_poison_byte(int) {}
 int Engine::device_id() const { return -1; }
 

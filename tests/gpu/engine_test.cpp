@@ -181,6 +181,56 @@ TEST(GpuEngine, DeviceFramesOnTheCallersStream) {
   cudaStreamDestroy(stream);
   cudaFree(plane);
 }
+
+// Repeated frames run as replayed CUDA graphs. A replay that kept anything of the frame
+// it was captured from (the input, the level, the numbering's epoch) would show as a
+// wrong result here: every frame has new content, in one of two input buffers.
+TEST(GpuEngine, ReplayedGraphsFollowNewContentInEachBuffer) {
+  CCL_REQUIRE_DEVICE();
+  const int width = 777, height = 301;
+  void* planes[2] = {nullptr, nullptr};
+  size_t pitch = 0;
+  for (void*& p : planes)
+    ASSERT_EQ(cudaMallocPitch(&p, &pitch, size_t(width), height), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cuda::Engine own;
+  own.set_poison_byte(0x3D);
+  const int order[] = {0, 0, 1, 1, 0, 1, 0, 0, 1, 1};  // repeats capture, then alternate
+  uint32_t seed = 500;
+  for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+    for (int conn : {4, 8})
+      for (ThresholdMode mode : {ThresholdMode::Above, ThresholdMode::Otsu}) {
+        const uint64_t replays_before = own.graph_replays();
+        for (int buffer : order) {
+          ++seed;
+          const test::GrayImage image =
+              mode == ThresholdMode::Otsu ? gray_levels(width, height, seed)
+                                          : random_image(width, height, 0.5, 1 + seed % 3, seed);
+          const test::Frame frame = test::make_frame(image, PixelFormat::Gray8);
+          ASSERT_EQ(cudaMemcpy2DAsync(planes[buffer], pitch, frame.view.planes[0],
+                                      frame.view.strides[0], size_t(width), height,
+                                      cudaMemcpyHostToDevice, stream),
+                    cudaSuccess);
+          ImageView device = frame.view;
+          device.space = MemorySpace::Device;
+          device.planes[0] = planes[buffer];
+          device.strides[0] = pitch;
+          const Options options = make_options(algorithm, conn, mode);
+          Result got;
+          own.enqueue(device, options, stream);
+          own.finish(got, true);
+          EXPECT_EQ(difference(got, reference(frame.view, options)), "")
+              << describe(options) << ", buffer " << buffer << ", seed " << seed;
+        }
+        // Each buffer's graph is captured on its second frame in a row and used from then
+        // on: every frame but the first of each buffer.
+        EXPECT_EQ(own.graph_replays() - replays_before, 8u)
+            << describe(make_options(algorithm, conn, mode));
+      }
+  cudaStreamDestroy(stream);
+  for (void* p : planes) cudaFree(p);
+}
 #endif
 
 }  // namespace

@@ -20,15 +20,29 @@ bool compiled_with_cuda();
 /// otherwise false with the reason (no driver, no device, CUDA error text) in *why.
 bool device_usable(int device_id, std::string* why);
 
-/// Per-stage GPU times of the last frame, in milliseconds (0 where a stage did not run).
-/// Filled only when profiling is enabled (it adds events between stages).
+/// GPU times of the last frame, in milliseconds (0 where a stage did not run or was
+/// not timed). Filled only when profiling is enabled (see Profiling).
 struct StageTimes {
   float threshold = 0;   // histogram + Otsu + binarization where it is a pass of its own
   float local = 0;       // strip (HA) / initialization (KE) labeling
   float merge = 0;       // border merging / reduction
   float analysis = 0;    // root numbering + relabel + features
+  float labeling = 0;    // threshold through analysis: labels, features, consecutive ids
   float copy = 0;        // component table to pinned host memory
   float total = 0;
+};
+
+/// What Engine::set_profiling times. Every event recorded between kernels costs GPU
+/// time of its own (about a microsecond), so the lighter level serves measurements of
+/// the whole labeling and the heavier one the breakdown.
+enum class Profiling {
+  Off,
+  /// Events before and after the labeling and after the table copy only: labeling,
+  /// copy and total; the frame may still run as one CUDA graph.
+  Labeling,
+  /// Also between the stages (threshold, local, merge, analysis); kernels are launched
+  /// one by one, never as a graph, so that the events can sit between them.
+  Stages,
 };
 
 /// Settings that change how the engine works, never what it returns (benchmarks, tests).
@@ -36,6 +50,11 @@ struct Tuning {
   /// HA: 64 columns per warp step, two pixels per thread (Hennequin et al. §IV-E);
   /// false: 32 columns, one pixel per thread.
   bool ha_wide_windows = true;
+  /// Replays a frame's labeling kernels as one CUDA graph when the frame repeats the
+  /// size, settings, input buffer and scratch of an earlier one (a few are kept), which
+  /// saves a launch per kernel on the device and on the host; false: every kernel is
+  /// launched on its own each frame.
+  bool graphs = true;
 };
 
 /// Labels frames already in device memory. Owns its scratch memory, sized on the
@@ -76,11 +95,16 @@ class Engine {
   void label_host(const ImageView& host_image, const Options& options, Result& out,
                   cudaStream_t stream = nullptr);
 
-  void set_profiling(bool on);
+  void set_profiling(Profiling level);
+  /// true: Profiling::Stages, false: Profiling::Off.
+  void set_profiling(bool on) { set_profiling(on ? Profiling::Stages : Profiling::Off); }
   StageTimes stage_times() const;
 
   void set_tuning(const Tuning& tuning);
   Tuning tuning() const;
+
+  /// Frames so far whose labeling ran as a replayed CUDA graph (Tuning::graphs).
+  uint64_t graph_replays() const;
 
   /// Test hook: with byte in 0..255, every scratch and output buffer (device and
   /// pinned host) is filled with it before each frame's work, so that stale values
