@@ -21,16 +21,37 @@ struct Foreground {
   const uint32_t* level;  // device: scaled level (x257 for GRAY16_LE), or nullptr
   uint32_t fixed_level;   // scaled level used when level is nullptr
 
+  /// Luma of (x, y), read with the reader of `format` (with_luma).
+  template <class Luma>
   __device__ __forceinline__ uint32_t luma(int x, int y) const {
-    return luma_at(base + size_t(y) * stride, x, format);
+    return Luma::at(base + size_t(y) * stride, x);
   }
-  __device__ __forceinline__ bool operator()(int x, int y, uint32_t scaled) const {
-    return is_foreground(luma(x, y), scaled, mode);
+  template <class Luma>
+  __device__ __forceinline__ bool test(int x, int y, uint32_t scaled) const {
+    return is_foreground(luma<Luma>(x, y), scaled, mode);
   }
   /// Load the level once per thread, then call operator() with it.
   __device__ __forceinline__ uint32_t load_level() const {
     return level ? __ldg(level) : fixed_level;
   }
 };
+
+/// Calls f(Luma{}) with the luma reader of `format` (luma.h): the host side of kernels
+/// templated on it.
+template <class F>
+void with_luma(PixelFormat format, F&& f) {
+  switch (format) {
+    case PixelFormat::Gray16LE:
+      return f(Luma16{});
+    case PixelFormat::RGBA:
+    case PixelFormat::RGBx:
+      return f(LumaRgb{});
+    case PixelFormat::BGRA:
+    case PixelFormat::BGRx:
+      return f(LumaBgr{});
+    default:
+      return f(Luma8{});
+  }
+}
 
 }  // namespace ccl::cuda

@@ -32,7 +32,7 @@ __device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
 /// unions inside a strip cost shared-memory latency instead of global atomics. At
 /// the end every node is written to the label image pointing straight at its chunk
 /// root: later finds start one step from a root.
-template <int Connectivity, class Word>
+template <int Connectivity, class Word, class Luma>
 __global__ void __launch_bounds__(kWarpSize* kStripRows)
     ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
                     unsigned chunks) {
@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const int x = x_begin + s * kCols + 32 * k + lane;
-      luma[s][k] = in_rows && x < x_end ? fg.luma(x, y) : 0;
+      luma[s][k] = in_rows && x < x_end ? fg.luma<Luma>(x, y) : 0;
     }
   Word window_bits[kWindows];
 #pragma unroll
@@ -85,11 +85,13 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
     const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
 
     // Only piece starts become nodes; a piece continuing a run points at its start.
+    const Word starts = bits & ~(bits << 1);
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      const int c = lane + 32 * k;
-      if (bit(bits, c) && start_distance(bits, c) == 0) local[base + c] = cur.node(c) + 1;
-    }
+    for (int k = 0; k < kPerLane; ++k)
+      if (lane_bit(starts, k, lane)) {
+        const int c = lane + 32 * k;
+        local[base + c] = (c == 0 && cur.left ? cur.left_node : base + uint32_t(c)) + 1;
+      }
     if (lane == 0) {
       row_bits[s & 1][ty] = bits;
       if (in_rows) {
@@ -103,14 +105,9 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
 
     if (ty > 0) {
       const Word up_bits = row_bits[s & 1][ty - 1];
-      const bool touching = Connectivity == 4 ? (bits & up_bits) != 0 : (bits | up_bits) != 0;
-      if (touching) {
-        const RowWindow<Word> up{up_bits, up_run > 0, base - kChunkColumns - up_run,
-                                 base - kChunkColumns};
-#pragma unroll
-        for (int k = 0; k < kPerLane; ++k)
-          unite_rows_at<Connectivity>(AtomicForest{local}, cur, up, lane + 32 * k);
-      }
+      const RowWindow<Word> up{up_bits, up_run > 0, base - kChunkColumns - up_run,
+                               base - kChunkColumns};
+      unite_rows<Connectivity>(AtomicForest{local}, cur, up, lane);
       up_run = carried_run(up_bits, up_run);
     }
     cur_run = carried_run(bits, cur_run);
@@ -126,14 +123,13 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
 #pragma unroll
   for (int s = 0; s < kWindows; ++s) {
     const Word bits = window_bits[s];  // 0 past the chunk's end
+    const Word starts = bits & ~(bits << 1);
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      const int c = lane + 32 * k;
-      if (bit(bits, c) && start_distance(bits, c) == 0) {
-        const uint32_t node = row_local + uint32_t(s * kCols + c);
+    for (int k = 0; k < kPerLane; ++k)
+      if (lane_bit(starts, k, lane)) {
+        const uint32_t node = row_local + uint32_t(s * kCols + lane + 32 * k);
         labels[to_raster(node)] = to_raster(uf_find(local, node + 1) - 1) + 1;
       }
-    }
   }
 }
 
@@ -160,8 +156,7 @@ __device__ __forceinline__ void merge_strip_window(const FrameGeometry& geo,
                                 base - 1 - uint32_t(start_distance(cur_prev, 63)), base};
   const RowWindow<uint64_t> up{up_bits, bit(up_prev, 63),
                                up_base - 1 - uint32_t(start_distance(up_prev, 63)), up_base};
-  unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x);
-  unite_rows_at<Connectivity>(labels, cur, up, threadIdx.x + 32);
+  unite_rows<Connectivity>(labels, cur, up, threadIdx.x);
 }
 
 /// Task t = one row and border between chunks (column x, a multiple of 64): the links
@@ -216,8 +211,11 @@ void launch_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* lab
                    uint64_t* mask, cudaStream_t stream) {
   const dim3 block(kWarpSize, kStripRows);
   const unsigned chunks = ceil_div(geo.width, kChunkColumns);
-  ha_strip_kernel<Connectivity, Word><<<ceil_div(geo.height, kStripRows) * chunks, block, 0,
-                                        stream>>>(fg, geo, labels, mask, chunks);
+  with_luma(fg.format, [&](auto luma) {
+    ha_strip_kernel<Connectivity, Word, decltype(luma)>
+        <<<ceil_div(geo.height, kStripRows) * chunks, block, 0, stream>>>(fg, geo, labels, mask,
+                                                                          chunks);
+  });
   check_launch("ha_strip_kernel");
 }
 

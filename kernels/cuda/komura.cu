@@ -16,17 +16,17 @@ namespace {
 /// Foreground of row y at columns x0-1 .. x0+32 as bits 0..33 (bit 1 + i = column
 /// x0 + i), evaluated by the whole warp: lane l reads column x0 + l, lane 0 column
 /// x0-1 and, when the row below needs its north-east, lane 31 column x0+32.
-template <int Connectivity>
+template <int Connectivity, class Luma>
 __device__ __forceinline__ uint64_t tile_row(const Foreground& fg, const FrameGeometry& geo,
                                              uint32_t level, int x0, int y) {
   const int lane = threadIdx.x;
   const bool in = y >= 0 && y < geo.height;
-  const bool p = in && x0 + lane < geo.width && fg(x0 + lane, y, level);
+  const bool p = in && x0 + lane < geo.width && fg.test<Luma>(x0 + lane, y, level);
   bool side = false;
   if (lane == 0)
-    side = in && x0 > 0 && fg(x0 - 1, y, level);
+    side = in && x0 > 0 && fg.test<Luma>(x0 - 1, y, level);
   else if (Connectivity == 8 && lane == 31)
-    side = in && x0 + 32 < geo.width && fg(x0 + 32, y, level);
+    side = in && x0 + 32 < geo.width && fg.test<Luma>(x0 + 32, y, level);
   const uint32_t cols = __ballot_sync(kFullWarp, p);
   const uint32_t sides = __ballot_sync(kFullWarp, side);
   return (uint64_t(cols) << 1) | (sides & 1u) | (uint64_t(sides >> 31) << 33);
@@ -35,7 +35,7 @@ __device__ __forceinline__ uint64_t tile_row(const Foreground& fg, const FrameGe
 /// 32 x kTileRows pixels per block, one warp per row; each pixel is thresholded once
 /// (plus a one-pixel halo) and its neighbours come from the rows' ballots in shared
 /// memory. Priority by raster index: NW < N < NE < W (Allegretti et al. §III).
-template <int Connectivity>
+template <int Connectivity, class Luma>
 __global__ void __launch_bounds__(kWarpSize* kTileRows)
     ke_init_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
                    unsigned tiles_x) {
@@ -47,13 +47,13 @@ __global__ void __launch_bounds__(kWarpSize* kTileRows)
   const int y = y0 + ty;
   const uint32_t level = fg.load_level();
 
-  const uint64_t own = tile_row<Connectivity>(fg, geo, level, x0, y);
+  const uint64_t own = tile_row<Connectivity, Luma>(fg, geo, level, x0, y);
   if (lane == 0) {
     rows[ty + 1] = own;
     if (y < geo.height) store_mask_half(mask, geo.words, geo.width, y, x0, uint32_t(own >> 1));
   }
   if (ty == 0) {
-    const uint64_t halo = tile_row<Connectivity>(fg, geo, level, x0, y0 - 1);
+    const uint64_t halo = tile_row<Connectivity, Luma>(fg, geo, level, x0, y0 - 1);
     if (lane == 0) rows[0] = halo;
   }
   __syncthreads();
@@ -130,10 +130,13 @@ void ke_initialize(const Foreground& fg, const FrameGeometry& geo, uint32_t* lab
   const unsigned tiles_x = ceil_div(geo.width, 32);
   const unsigned tiles = tiles_x * ceil_div(geo.height, kTileRows);
   const dim3 block(kWarpSize, kTileRows);
-  if (connectivity == 4)
-    ke_init_kernel<4><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
-  else
-    ke_init_kernel<8><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
+  with_luma(fg.format, [&](auto luma) {
+    using Luma = decltype(luma);
+    if (connectivity == 4)
+      ke_init_kernel<4, Luma><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
+    else
+      ke_init_kernel<8, Luma><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
+  });
   check_launch("ke_init_kernel");
 }
 

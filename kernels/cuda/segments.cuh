@@ -108,24 +108,61 @@ struct RowWindow {
   }
 };
 
-/// Unites the run of `cur` (row y) and the run of `up` (row y-1) that touch at column
-/// c, doing so only where one of the two runs starts, so each touching pair is united
-/// at one column only. 4-connectivity: both fg at c. 8-connectivity: runs overlap or
-/// touch diagonally; the later-starting run sees the other at c-1 or c.
-/// `labels`: the label image (uint32_t*) or a union-find forest (union_find.cuh).
+/// Bit c = lane + 32 * half of a window word, for the lane's own columns. With `half` a
+/// compile-time constant the shift is a 32-bit one; shifting a 64-bit word by a
+/// variable amount costs several instructions, and these tests run per pixel.
+template <class Word>
+__device__ __forceinline__ bool lane_bit(Word bits, int half, int lane) {
+  return (uint32_t(uint64_t(bits) >> (32 * half)) >> lane) & 1;
+}
+
+/// The columns at which unite_rows unites the run of `cur` (row y) with a run of `up`
+/// (row y-1): one column per touching pair of runs, where one of the two starts.
+/// 4-connectivity: both foreground and one of them starts there. 8-connectivity: the
+/// later-starting run sees the other at c-1 or c (cur's start takes precedence).
+/// Computed for the whole window at once, so that windows and lanes with nothing to
+/// unite (most of them) skip the per-column tests.
+template <int Connectivity, class Word>
+__device__ __forceinline__ Word union_columns(const RowWindow<Word>& cur,
+                                              const RowWindow<Word>& up) {
+  const Word cur_starts = run_starts(cur.bits, cur.left);
+  const Word up_starts = run_starts(up.bits, up.left);
+  if constexpr (Connectivity == 4) {
+    return cur.bits & up.bits & (cur_starts | up_starts);
+  } else {
+    const Word up_near = up.bits | (up.bits << 1) | Word(up.left);     // up.fg(c - 1 or c)
+    const Word cur_near = cur.bits | (cur.bits << 1) | Word(cur.left);  // cur.fg(c - 1 or c)
+    const Word from_cur = cur_starts & up_near;
+    return from_cur | (up_starts & ~from_cur & cur_near);
+  }
+}
+
+/// Unites the runs of `cur` and `up` that touch at column c, a column of
+/// union_columns(cur, up). `labels`: the label image (uint32_t*) or a union-find forest
+/// (union_find.cuh).
 template <int Connectivity, class Word, class Forest>
-__device__ __forceinline__ void unite_rows_at(const Forest& labels, const RowWindow<Word>& cur,
+__device__ __forceinline__ void unite_runs_at(const Forest& labels, const RowWindow<Word>& cur,
                                               const RowWindow<Word>& up, int c) {
   if constexpr (Connectivity == 4) {
-    if (cur.fg(c) && up.fg(c) && (cur.starts(c) || up.starts(c)))
-      uf_union(labels, cur.node(c) + 1, up.node(c) + 1);
+    uf_union(labels, cur.node(c) + 1, up.node(c) + 1);
+  } else if (cur.starts(c) && (up.fg(c - 1) || up.fg(c))) {
+    uf_union(labels, cur.node(c) + 1, up.node(up.fg(c - 1) ? c - 1 : c) + 1);
   } else {
-    if (cur.starts(c) && (up.fg(c - 1) || up.fg(c))) {
-      uf_union(labels, cur.node(c) + 1, up.node(up.fg(c - 1) ? c - 1 : c) + 1);
-    } else if (up.starts(c) && (cur.fg(c - 1) || cur.fg(c))) {
-      uf_union(labels, up.node(c) + 1, cur.node(cur.fg(c - 1) ? c - 1 : c) + 1);
-    }
+    uf_union(labels, up.node(c) + 1, cur.node(cur.fg(c - 1) ? c - 1 : c) + 1);
   }
+}
+
+/// Unites every pair of touching runs of `cur` (row y) and `up` (row y-1), each at one
+/// column only; the warp's lane l takes columns l and (64-column windows) l + 32.
+template <int Connectivity, class Word, class Forest>
+__device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow<Word>& cur,
+                                           const RowWindow<Word>& up, int lane) {
+  const Word columns = union_columns<Connectivity>(cur, up);
+  if (columns == 0) return;
+#pragma unroll
+  for (int half = 0; half < WindowBits<Word>::kColumns / 32; ++half)
+    if (lane_bit(columns, half, lane))
+      unite_runs_at<Connectivity>(labels, cur, up, lane + 32 * half);
 }
 
 }  // namespace ccl::cuda

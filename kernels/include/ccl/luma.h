@@ -19,20 +19,42 @@ CCL_HD uint32_t bt601_luma(uint32_t r, uint32_t g, uint32_t b) {
   return (77u * r + 150u * g + 29u * b + 128u) >> 8;
 }
 
-/// Luma of pixel x of a row of the first plane, in the format's own range
-/// (0..65535 for GRAY16_LE, 0..255 otherwise).
+/// Luma readers, one per layout of the first plane: GPU kernels are compiled once per
+/// layout (with_luma in foreground.cuh), so that their per-pixel code carries no switch
+/// over formats. Values are in the format's own range (0..65535 for GRAY16_LE, 0..255
+/// otherwise).
+struct Luma8 {  // GRAY8, and the Y plane of NV12 / I420
+  CCL_HD static uint32_t at(const uint8_t* row, int x) { return row[x]; }
+};
+struct Luma16 {  // GRAY16_LE
+  CCL_HD static uint32_t at(const uint8_t* row, int x) {
+    return uint32_t(row[2 * x]) | (uint32_t(row[2 * x + 1]) << 8);
+  }
+};
+struct LumaRgb {  // RGBA, RGBx
+  CCL_HD static uint32_t at(const uint8_t* row, int x) {
+    return bt601_luma(row[4 * x], row[4 * x + 1], row[4 * x + 2]);
+  }
+};
+struct LumaBgr {  // BGRA, BGRx
+  CCL_HD static uint32_t at(const uint8_t* row, int x) {
+    return bt601_luma(row[4 * x + 2], row[4 * x + 1], row[4 * x]);
+  }
+};
+
+/// Luma of pixel x of a row of the first plane.
 CCL_HD uint32_t luma_at(const uint8_t* row, int x, PixelFormat f) {
   switch (f) {
     case PixelFormat::Gray16LE:
-      return uint32_t(row[2 * x]) | (uint32_t(row[2 * x + 1]) << 8);
+      return Luma16::at(row, x);
     case PixelFormat::RGBA:
     case PixelFormat::RGBx:
-      return bt601_luma(row[4 * x], row[4 * x + 1], row[4 * x + 2]);
+      return LumaRgb::at(row, x);
     case PixelFormat::BGRA:
     case PixelFormat::BGRx:
-      return bt601_luma(row[4 * x + 2], row[4 * x + 1], row[4 * x]);
-    default:  // GRAY8, and the Y plane of NV12 / I420
-      return row[x];
+      return LumaBgr::at(row, x);
+    default:
+      return Luma8::at(row, x);
   }
 }
 
