@@ -40,10 +40,24 @@ __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const ui
     candidates &= ~blocked;
   }
   const uint32_t base = uint32_t(y) * uint32_t(geo.width) + 64u * uint32_t(w);
+  // Candidates are read kRootReads at a time, so that the thread waits for memory once
+  // per group rather than once per candidate.
+  constexpr int kRootReads = 4;
   uint64_t roots = 0;
-  for_each_bit(candidates, [&](int c) {
-    if (labels[base + c] == base + c + 1) roots |= uint64_t(1) << c;
-  });
+  while (candidates) {
+    int c[kRootReads];
+#pragma unroll
+    for (int j = 0; j < kRootReads; ++j) {
+      c[j] = candidates ? __ffsll(static_cast<long long>(candidates)) - 1 : -1;
+      candidates &= candidates - 1;
+    }
+    uint32_t label[kRootReads];
+#pragma unroll
+    for (int j = 0; j < kRootReads; ++j) label[j] = c[j] >= 0 ? labels[base + c[j]] : 0;
+#pragma unroll
+    for (int j = 0; j < kRootReads; ++j)
+      if (c[j] >= 0 && label[j] == base + uint32_t(c[j]) + 1) roots |= uint64_t(1) << c[j];
+  }
   return roots;
 }
 
@@ -162,10 +176,10 @@ __device__ __forceinline__ void store_staged_entries(const EntryStaging& staged,
 }
 
 /// The table entry of the root listed as `code` (number_roots_kernel's list) of the
-/// warp whose first mask word is warp_t, given its id; tags the root's label with it.
-/// A solo root's entry is complete; the others accumulate (x min, width = x max,
-/// height = y max) in the features pass.
-__device__ __forceinline__ Component start_entry(const FrameGeometry& geo, const uint64_t* mask,
+/// warp whose first mask word is warp_t, given its id and the mask word it lies in;
+/// tags the root's label with it. A solo root's entry is complete; the others
+/// accumulate (x min, width = x max, height = y max) in the features pass.
+__device__ __forceinline__ Component start_entry(const FrameGeometry& geo, uint64_t bits,
                                                  uint32_t* labels, long long warp_t,
                                                  uint32_t code, uint32_t id) {
   const long long word = warp_t + (code >> 7);
@@ -177,7 +191,7 @@ __device__ __forceinline__ Component start_entry(const FrameGeometry& geo, const
   entry.label = id;
   entry.y = y;  // the root is the component's first pixel: its row is the top
   if (code & 64) {
-    const uint32_t len = uint32_t(end_distance(mask[word], int(c)));
+    const uint32_t len = uint32_t(end_distance(bits, int(c)));
     const WindowRun run = WindowRun::of(c, len);
     Moments::of_window(x_word, uint32_t(y), run.count, run.sum_c, run.sum_cc, c, c + len - 1)
         .store_to(entry);
@@ -211,6 +225,7 @@ __global__ void __launch_bounds__(kWordBlock)
   __shared__ EntryStaging staging[kWordBlock / kWarpSize];
   const int lane = threadIdx.x % kWarpSize;
   const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
+  const uint64_t m = t < words ? mask[t] : 0;
   const uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t) : 0;
   uint32_t before, aggregate;
   Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before, aggregate);
@@ -236,8 +251,11 @@ __global__ void __launch_bounds__(kWordBlock)
   Component* staged = reinterpret_cast<Component*>(staging[threadIdx.x / kWarpSize]);
   for (uint32_t first = 0; first < warp_roots; first += kWarpSize) {
     const uint32_t i = first + lane;
-    if (i < warp_roots) staged[lane] = start_entry(geo, mask, labels, warp_t, list[i],
-                                                   block_prefix + warp_first + i + 1);
+    const uint32_t code = i < warp_roots ? list[i] : 0;
+    // The root's mask word is the one its listing lane read: no second load.
+    const uint64_t bits = __shfl_sync(kFullWarp, m, int(code >> 7));
+    if (i < warp_roots)
+      staged[lane] = start_entry(geo, bits, labels, warp_t, code, block_prefix + warp_first + i + 1);
     store_staged_entries(staging[threadIdx.x / kWarpSize],
                          table + block_prefix + warp_first + first,
                          min(warp_roots - first, uint32_t(kWarpSize)));
@@ -326,13 +344,14 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
       const uint32_t x_window = 64u * uint32_t(w);
       uint32_t label[2] = {0, 0};  // output label of each pixel
       if (bits != 0) {
+        const uint64_t starts = bits & ~(bits << 1);  // piece starts
         bool start[2];
         uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
-          const int c = lane + 32 * k;
-          start[k] = bit(bits, c) && start_distance(bits, c) == 0;
-          if (start[k]) found[k] = uf_find_id(labels, row_base + x_window + uint32_t(c) + 1);
+          start[k] = lane_bit(starts, k, lane);
+          if (start[k])
+            found[k] = uf_find_id(labels, row_base + x_window + uint32_t(lane + 32 * k) + 1);
         }
         // The first foreground column starts a piece; if every piece start found its id,
         // the window holds that component alone.
@@ -342,13 +361,13 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
         const uint32_t only = c_first < 32 ? first_lo : first_hi;
         if (__all_sync(kFullWarp, (!start[0] || found[0] == only) && (!start[1] || found[1] == only))) {
 #pragma unroll
-          for (int k = 0; k < 2; ++k) label[k] = bit(bits, lane + 32 * k) ? only & ~kSoloTag : 0;
+          for (int k = 0; k < 2; ++k) label[k] = lane_bit(bits, k, lane) ? only & ~kSoloTag : 0;
           if (!(only & kSoloTag)) {
             if (only != seg_id) flush_segment();
             seg_id = only;
             const uint32_t off = x_window - x_segment;
             const uint32_t c_lo = off + uint32_t(lane), c_hi = c_lo + 32;
-            const bool fg_lo = bit(bits, lane), fg_hi = bit(bits, lane + 32);
+            const bool fg_lo = lane_bit(bits, 0, lane), fg_hi = lane_bit(bits, 1, lane);
             const uint32_t n = uint32_t(__popcll(bits));
             if (seg_n == 0) seg_min = off + uint32_t(c_first);
             seg_n += n;
@@ -363,7 +382,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
 #pragma unroll
           for (int k = 0; k < 2; ++k) {
             const int c = lane + 32 * k;
-            const bool fg = bit(bits, c);
+            const bool fg = lane_bit(bits, k, lane);
             const int source = fg ? c - start_distance(bits, c) : c;
             const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
             const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
@@ -405,10 +424,11 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
         }
       }
       if constexpr (kWriteLabels) {
+        const bool whole = x_window + 64 <= uint32_t(geo.width);
 #pragma unroll
         for (int k = 0; k < 2; ++k) {
           const uint32_t x = x_window + uint32_t(lane + 32 * k);
-          if (x < uint32_t(geo.width)) out[row_base + x] = label[k];
+          if (whole || x < uint32_t(geo.width)) out[row_base + x] = label[k];
         }
       }
     }
