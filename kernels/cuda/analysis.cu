@@ -400,11 +400,15 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
               const uint32_t c = uint32_t(lane + 32 * k);
               const uint32_t len = uint32_t(end_distance(bits, int(c)));
               const WindowRun run = WindowRun::of(c, len);
-              count = __reduce_add_sync(group, run.count);
-              sum_c = __reduce_add_sync(group, run.sum_c);
+              // A window's count (<= 64) and sum of c (<= 2016) add up in one word. The
+              // group's pieces lie in column order with its lanes: the lowest lane
+              // starts the leftmost, the highest ends the rightmost.
+              const uint32_t packed = __reduce_add_sync(group, run.count | (run.sum_c << 8));
+              count = packed & 0xffu;
+              sum_c = packed >> 8;
               sum_cc = __reduce_add_sync(group, run.sum_cc);
-              c_min = __reduce_min_sync(group, c);
-              c_max = __reduce_max_sync(group, c + len - 1);
+              c_min = uint32_t(__ffs(group) - 1 + 32 * k);
+              c_max = __shfl_sync(group, c + len - 1, 31 - __clz(group));
             }
             const unsigned hot_lanes = __ballot_sync(kFullWarp, id[k] != 0 && id[k] == hot_id);
             if (hot_lanes) {

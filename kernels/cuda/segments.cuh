@@ -119,36 +119,43 @@ __device__ __forceinline__ bool lane_bit(Word bits, int half, int lane) {
 /// The columns at which unite_rows unites the run of `cur` (row y) with a run of `up`
 /// (row y-1): one column per touching pair of runs, where one of the two starts.
 /// 4-connectivity: both foreground and one of them starts there. 8-connectivity: the
-/// later-starting run sees the other at c-1 or c (cur's start takes precedence).
-/// Computed for the whole window at once, so that windows and lanes with nothing to
-/// unite (most of them) skip the per-column tests.
+/// later-starting run sees the other at c-1 or c (cur's start takes precedence;
+/// `from_cur` marks those columns). Computed for the whole window at once, so that
+/// windows and lanes with nothing to unite (most of them) skip the per-column work.
+template <class Word>
+struct UnionColumns {
+  Word all;
+  Word from_cur;  // 8-connectivity: cur's run starts at the column
+};
+
 template <int Connectivity, class Word>
-__device__ __forceinline__ Word union_columns(const RowWindow<Word>& cur,
-                                              const RowWindow<Word>& up) {
+__device__ __forceinline__ UnionColumns<Word> union_columns(const RowWindow<Word>& cur,
+                                                            const RowWindow<Word>& up) {
   const Word cur_starts = run_starts(cur.bits, cur.left);
   const Word up_starts = run_starts(up.bits, up.left);
   if constexpr (Connectivity == 4) {
-    return cur.bits & up.bits & (cur_starts | up_starts);
+    return {cur.bits & up.bits & (cur_starts | up_starts), 0};
   } else {
     const Word up_near = up.bits | (up.bits << 1) | Word(up.left);     // up.fg(c - 1 or c)
     const Word cur_near = cur.bits | (cur.bits << 1) | Word(cur.left);  // cur.fg(c - 1 or c)
     const Word from_cur = cur_starts & up_near;
-    return from_cur | (up_starts & ~from_cur & cur_near);
+    return {from_cur | (up_starts & ~from_cur & cur_near), from_cur};
   }
 }
 
 /// Unites the runs of `cur` and `up` that touch at column c, a column of
-/// union_columns(cur, up). `labels`: the label image (uint32_t*) or a union-find forest
-/// (union_find.cuh).
+/// union_columns(cur, up). The run that starts at c is its own node there; only the
+/// other run's node needs looking up. `labels`: the label image (uint32_t*) or a
+/// union-find forest (union_find.cuh).
 template <int Connectivity, class Word, class Forest>
 __device__ __forceinline__ void unite_runs_at(const Forest& labels, const RowWindow<Word>& cur,
-                                              const RowWindow<Word>& up, int c) {
+                                              const RowWindow<Word>& up, int c, bool from_cur) {
   if constexpr (Connectivity == 4) {
     uf_union(labels, cur.node(c) + 1, up.node(c) + 1);
-  } else if (cur.starts(c) && (up.fg(c - 1) || up.fg(c))) {
-    uf_union(labels, cur.node(c) + 1, up.node(up.fg(c - 1) ? c - 1 : c) + 1);
+  } else if (from_cur) {
+    uf_union(labels, cur.base + uint32_t(c) + 1, up.node(up.fg(c - 1) ? c - 1 : c) + 1);
   } else {
-    uf_union(labels, up.node(c) + 1, cur.node(cur.fg(c - 1) ? c - 1 : c) + 1);
+    uf_union(labels, up.base + uint32_t(c) + 1, cur.node(cur.fg(c - 1) ? c - 1 : c) + 1);
   }
 }
 
@@ -157,12 +164,13 @@ __device__ __forceinline__ void unite_runs_at(const Forest& labels, const RowWin
 template <int Connectivity, class Word, class Forest>
 __device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow<Word>& cur,
                                            const RowWindow<Word>& up, int lane) {
-  const Word columns = union_columns<Connectivity>(cur, up);
-  if (columns == 0) return;
+  const UnionColumns<Word> columns = union_columns<Connectivity>(cur, up);
+  if (columns.all == 0) return;
 #pragma unroll
   for (int half = 0; half < WindowBits<Word>::kColumns / 32; ++half)
-    if (lane_bit(columns, half, lane))
-      unite_runs_at<Connectivity>(labels, cur, up, lane + 32 * half);
+    if (lane_bit(columns.all, half, lane))
+      unite_runs_at<Connectivity>(labels, cur, up, lane + 32 * half,
+                                  lane_bit(columns.from_cur, half, lane));
 }
 
 }  // namespace ccl::cuda
