@@ -18,7 +18,7 @@ constexpr int kStripRows = 4;
 /// Columns of the chunks that HA's strips are cut into, so that more warps work at
 /// once and each walks fewer windows; a multiple of 64. The chunks' borders are merged
 /// with the strips' borders.
-constexpr int kChunkColumns = 256;
+constexpr int kChunkColumns = 128;
 /// Rows of the 32-column tiles of Komura's initialization.
 constexpr int kTileRows = 8;
 /// Threads of the per-word kernels (reduction, root numbering, finalization).
