@@ -15,7 +15,6 @@
 #include <array>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "analysis.h"
@@ -80,6 +79,9 @@ struct GraphKey {
 
 /// Graphs kept per engine: a CUDA memory pool hands the element a few buffers in turn.
 constexpr size_t kCachedGraphs = 4;
+/// Keys of the last frames remembered: a frame whose key is among them is captured, so
+/// a pool's buffers coming round in turn get graphs, and one-off frames cost no capture.
+constexpr size_t kRecentKeys = kCachedGraphs;
 
 }  // namespace
 
@@ -141,14 +143,14 @@ struct Engine::Impl {
   StageTimes times;
 
   // Captured labeling sequences, most recently used last. A sequence is captured when
-  // a frame repeats the previous frame's key, so one-off frames cost no capture.
+  // a frame repeats the key of one of the last kRecentKeys frames.
   struct CachedGraph {
     GraphKey key;
     GraphExec exec;
   };
   std::vector<CachedGraph> graphs;
   std::unique_ptr<Stream> capture_stream;  // only records: launches go to the caller's
-  std::optional<GraphKey> previous_key;
+  std::vector<GraphKey> recent_keys;  // oldest first
   uint64_t scratch_generation = 0;
   uint64_t replays = 0;
 
@@ -206,8 +208,8 @@ struct Engine::Impl {
                      s);
   }
 
-  /// The graph to replay for `key`, capturing one when the previous frame had the same
-  /// key; null when the kernels are to be launched one by one.
+  /// The graph to replay for `key`, capturing one when a recent frame had the same key;
+  /// null when the kernels are to be launched one by one.
   const GraphExec* graph_for(const GraphKey& key, const ImageView& image,
                              const FrameGeometry& geo, const Options& options) {
     if (!tuning.graphs || profiling_level == Profiling::Stages) return nullptr;
@@ -216,7 +218,8 @@ struct Engine::Impl {
         std::rotate(graphs.begin() + i, graphs.begin() + i + 1, graphs.end());
         return &graphs.back().exec;
       }
-    if (!previous_key || !(*previous_key == key)) return nullptr;
+    if (std::find(recent_keys.begin(), recent_keys.end(), key) == recent_keys.end())
+      return nullptr;
     if (!capture_stream) capture_stream = std::make_unique<Stream>(cudaStreamNonBlocking);
     const cudaStream_t cs = capture_stream->get();
     // Thread-local: other threads' CUDA calls (another element's engine) go on as usual.
@@ -231,6 +234,11 @@ struct Engine::Impl {
     if (graphs.size() == kCachedGraphs) graphs.erase(graphs.begin());
     graphs.push_back(CachedGraph{key, std::move(exec)});
     return &graphs.back().exec;
+  }
+
+  void remember(const GraphKey& key) {
+    if (recent_keys.size() == kRecentKeys) recent_keys.erase(recent_keys.begin());
+    recent_keys.push_back(key);
   }
 
   /// Poisons what frame `g` will use (not the whole capacity: a small frame after a
@@ -281,7 +289,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
     ++d.replays;
   } else
     d.queue_labeling(image, geo, options, stream);
-  d.previous_key = key;
+  d.remember(key);
   d.mark(kAnalyzed, stream);
   d.analysis.publish(d.info.get(), options.mode == ThresholdMode::Otsu ? -1 : options.threshold,
                      stream);

@@ -51,9 +51,9 @@ struct Tuning {
   /// false: 32 columns, one pixel per thread.
   bool ha_wide_windows = true;
   /// Replays a frame's labeling kernels as one CUDA graph when the frame repeats the
-  /// size, settings, input buffer and scratch of an earlier one (a few are kept), which
-  /// saves a launch per kernel on the device and on the host; false: every kernel is
-  /// launched on its own each frame.
+  /// size, settings, input buffer and scratch of one of the last few frames (so the few
+  /// buffers of a pool each get one), which saves a launch per kernel on the device and
+  /// on the host; false: every kernel is launched on its own each frame.
   bool graphs = true;
 };
 
