@@ -30,7 +30,7 @@ struct Foreground {
   __device__ __forceinline__ bool test(int x, int y, uint32_t scaled) const {
     return is_foreground(luma<Luma>(x, y), scaled, mode);
   }
-  /// Load the level once per thread, then call operator() with it.
+  /// Load the level once per thread, then call test() with it.
   __device__ __forceinline__ uint32_t load_level() const {
     return level ? __ldg(level) : fixed_level;
   }
