@@ -16,18 +16,17 @@ namespace ccl::cuda {
 
 namespace {
 
-/// The roots among the 64 pixels of mask word t (raster word order). A root is a
+/// The roots among the 64 pixels m of mask word t (raster word order). A root is a
 /// union-find node labeled with its own index + 1; only run starts whose neighbours
 /// in the row above are all background can be one (a component's first pixel has no
 /// foreground neighbour before it), so only those labels are read.
 template <int Connectivity>
 __device__ __forceinline__ uint64_t root_bits(const FrameGeometry& geo, const uint64_t* mask,
-                                              const uint32_t* labels, long long t) {
+                                              const uint32_t* labels, long long t, uint64_t m) {
+  if (m == 0) return 0;
   const int y = int(t / geo.words);
   const int w = int(t % geo.words);
   const uint64_t* row = mask + size_t(y) * geo.words;
-  const uint64_t m = row[w];
-  if (m == 0) return 0;
   uint64_t candidates = run_starts(m, w > 0 && (row[w - 1] >> 63));
   if (y > 0) {
     const uint64_t* above = row - geo.words;
@@ -226,7 +225,7 @@ __global__ void __launch_bounds__(kWordBlock)
   const int lane = threadIdx.x % kWarpSize;
   const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
   const uint64_t m = t < words ? mask[t] : 0;
-  const uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t) : 0;
+  const uint64_t roots = t < words ? root_bits<Connectivity>(geo, mask, labels, t, m) : 0;
   uint32_t before, aggregate;
   Scan(temp).ExclusiveSum(uint32_t(__popcll(roots)), before, aggregate);
   if (threadIdx.x < kWarpSize) {
@@ -344,7 +343,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
       const uint32_t x_window = 64u * uint32_t(w);
       uint32_t label[2] = {0, 0};  // output label of each pixel
       if (bits != 0) {
-        const uint64_t starts = bits & ~(bits << 1);  // piece starts
+        const uint64_t starts = run_starts(bits, false);  // piece starts
         bool start[2];
         uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
 #pragma unroll

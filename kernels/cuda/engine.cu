@@ -49,17 +49,16 @@ int resolve_device(int device_id) {
 // Stage boundaries recorded when profiling (StageTimes' fields in order).
 enum Mark { kStart, kThresholded, kLocal, kMerged, kAnalyzed, kPublished, kMarks };
 
-/// Everything a frame's labeling kernels are launched with: two frames with equal keys
-/// queue identical launches, so a graph captured from one replays the other. Scratch
-/// addresses are covered by a generation that changes whenever scratch memory moves.
+/// Everything a frame's labeling kernels are launched with, but the engine's scratch
+/// addresses: two frames with equal keys queue identical launches, so a graph captured
+/// from one replays the other. Graphs are dropped whenever scratch memory moves.
 struct GraphKey {
   const void* plane;
   size_t stride;
   int width, height, format;
   int algorithm, connectivity, mode, threshold, write_labels, wide_windows;
-  uint64_t scratch_generation;
 
-  GraphKey(const ImageView& image, const Options& o, const Tuning& t, uint64_t generation) {
+  GraphKey(const ImageView& image, const Options& o, const Tuning& t) {
     std::memset(static_cast<void*>(this), 0, sizeof(*this));  // padding compares too
     plane = image.planes[0];
     stride = image.strides[0];
@@ -72,7 +71,6 @@ struct GraphKey {
     threshold = o.mode == ThresholdMode::Otsu ? 0 : o.threshold;
     write_labels = o.write_labels;
     wide_windows = o.algorithm == Algorithm::HA && t.ha_wide_windows;
-    scratch_generation = generation;
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -151,7 +149,6 @@ struct Engine::Impl {
   std::vector<CachedGraph> graphs;
   std::unique_ptr<Stream> capture_stream;  // only records: launches go to the caller's
   std::vector<GraphKey> recent_keys;  // oldest first
-  uint64_t scratch_generation = 0;
   uint64_t replays = 0;
 
   // The frame in flight.
@@ -175,10 +172,7 @@ struct Engine::Impl {
     if (options.write_labels) moved |= output.reserve(g.pixels());
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
     moved |= analysis.reserve(g, worst_case_components(g, options.connectivity), sm_count);
-    if (moved) {
-      ++scratch_generation;
-      graphs.clear();  // they point at freed memory
-    }
+    if (moved) graphs.clear();  // they point at freed memory
   }
 
   /// Threshold, local labeling, merging and analysis (everything but the table's
@@ -283,7 +277,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
 
   d.analysis.begin_frame(stream);
   d.mark(kStart, stream);
-  const GraphKey key(image, options, d.tuning, d.scratch_generation);
+  const GraphKey key(image, options, d.tuning);
   if (const GraphExec* graph = d.graph_for(key, image, geo, options)) {
     graph->launch(stream);
     ++d.replays;

@@ -36,22 +36,4 @@ struct Foreground {
   }
 };
 
-/// Calls f(Luma{}) with the luma reader of `format` (luma.h): the host side of kernels
-/// templated on it.
-template <class F>
-void with_luma(PixelFormat format, F&& f) {
-  switch (format) {
-    case PixelFormat::Gray16LE:
-      return f(Luma16{});
-    case PixelFormat::RGBA:
-    case PixelFormat::RGBx:
-      return f(LumaRgb{});
-    case PixelFormat::BGRA:
-    case PixelFormat::BGRx:
-      return f(LumaBgr{});
-    default:
-      return f(Luma8{});
-  }
-}
-
 }  // namespace ccl::cuda

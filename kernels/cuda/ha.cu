@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
     const RowWindow<Word> cur{bits, cur_run > 0, base - cur_run, base};
 
     // Only piece starts become nodes; a piece continuing a run points at its start.
-    const Word starts = bits & ~(bits << 1);
+    const Word starts = run_starts(bits, false);
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k)
       if (lane_bit(starts, k, lane)) {
@@ -122,8 +122,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
   };
 #pragma unroll
   for (int s = 0; s < kWindows; ++s) {
-    const Word bits = window_bits[s];  // 0 past the chunk's end
-    const Word starts = bits & ~(bits << 1);
+    const Word starts = run_starts(window_bits[s], false);  // 0 past the chunk's end
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k)
       if (lane_bit(starts, k, lane)) {

@@ -98,7 +98,6 @@ struct RowWindow {
   uint32_t base;       // raster index of column 0
 
   __device__ bool fg(int c) const { return c < 0 ? left : bit(bits, c); }
-  __device__ bool starts(int c) const { return fg(c) && !fg(c - 1); }
   /// A node of the run through foreground column c (-1 allowed): the window-local
   /// start of its piece, or column -1's node when the run comes from the left.
   __device__ uint32_t node(int c) const {

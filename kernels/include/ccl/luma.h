@@ -20,8 +20,7 @@ CCL_HD uint32_t bt601_luma(uint32_t r, uint32_t g, uint32_t b) {
 }
 
 /// Luma readers, one per layout of the first plane: GPU kernels are compiled once per
-/// layout (with_luma in foreground.cuh), so that their per-pixel code carries no switch
-/// over formats. Values are in the format's own range (0..65535 for GRAY16_LE, 0..255
+/// layout (with_luma), so that their per-pixel code carries no switch over formats. Values are in the format's own range (0..65535 for GRAY16_LE, 0..255
 /// otherwise).
 struct Luma8 {  // GRAY8, and the Y plane of NV12 / I420
   CCL_HD static uint32_t at(const uint8_t* row, int x) { return row[x]; }
@@ -42,20 +41,28 @@ struct LumaBgr {  // BGRA, BGRx
   }
 };
 
-/// Luma of pixel x of a row of the first plane.
-CCL_HD uint32_t luma_at(const uint8_t* row, int x, PixelFormat f) {
-  switch (f) {
+/// Calls f(Luma{}) with the luma reader of `format` and returns what it returns: the one
+/// place that maps formats to readers (luma_at per pixel; kernels templated on the
+/// reader, once per launch).
+template <class F>
+CCL_HD auto with_luma(PixelFormat format, F&& f) {
+  switch (format) {
     case PixelFormat::Gray16LE:
-      return Luma16::at(row, x);
+      return f(Luma16{});
     case PixelFormat::RGBA:
     case PixelFormat::RGBx:
-      return LumaRgb::at(row, x);
+      return f(LumaRgb{});
     case PixelFormat::BGRA:
     case PixelFormat::BGRx:
-      return LumaBgr::at(row, x);
+      return f(LumaBgr{});
     default:
-      return Luma8::at(row, x);
+      return f(Luma8{});
   }
+}
+
+/// Luma of pixel x of a row of the first plane.
+CCL_HD uint32_t luma_at(const uint8_t* row, int x, PixelFormat f) {
+  return with_luma(f, [&](auto luma) { return decltype(luma)::at(row, x); });
 }
 
 /// 8-bit value used for Otsu's histogram.
