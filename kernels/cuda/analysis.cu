@@ -261,181 +261,194 @@ __global__ void __launch_bounds__(kWordBlock)
   }
 }
 
-/// The label covering most pixels of one half (32 columns) of a window: a warp vote.
-__device__ __forceinline__ uint32_t dominant_label(const uint32_t (&label)[2]) {
+/// Resident blocks per SM the features pass is compiled for.
+constexpr int kFeatureBlocksPerSm = 6;
+/// Columns a lane of the features pass takes: half a mask word, so that its sums stay
+/// 32-bit and twice as many lanes share the frame's pieces.
+constexpr int kLaneColumns = 32;
+/// Piece ids a lane keeps (32 columns have at most 16 run starts), plus one slot of
+/// padding so that lanes writing their k-th slot hit distinct banks.
+constexpr int kPieceSlots = kLaneColumns / 2 + 1;
+
+/// Warp-collective: lanes with equal keys (keys name a row, so their columns are
+/// consecutive halves of its mask words) add up their partial sums; the lowest lane of
+/// each group gets the group's moments (x: its own first column). Moved to the lowest
+/// lane's columns, a lane's sums stay below 32, 32.3k and 32.5M, and a whole warp's
+/// (1024 columns) below 1024, 2^21 and 2^29: count and sum of c share one reduction.
+template <class Key>
+__device__ __forceinline__ Moments combine_lanes(Key key, const PartialSums& part, uint32_t x,
+                                                 uint32_t y, bool& lowest_lane) {
   const int lane = threadIdx.x;
-  uint32_t score = 0;  // (pixels with this label in the half << 6) | column
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    const unsigned same = __match_any_sync(kFullWarp, label[k]);
-    if (label[k]) score = max(score, (uint32_t(__popc(same)) << 6) | uint32_t(lane + 32 * k));
-  }
-  const uint32_t column = __reduce_max_sync(kFullWarp, score) & 63;
-  const uint32_t lo = __shfl_sync(kFullWarp, label[0], column & 31);
-  const uint32_t hi = __shfl_sync(kFullWarp, label[1], column & 31);
-  return column < 32 ? lo : hi;
+  const unsigned group = __match_any_sync(kFullWarp, key);
+  const int lowest = __ffs(group) - 1;
+  const int highest = 31 - __clz(group);
+  const uint32_t d = kLaneColumns * uint32_t(lane - lowest);
+  const uint32_t sum_c = part.sum_c + d * part.count;
+  const uint32_t sum_cc = part.sum_cc + 2u * d * part.sum_c + d * d * part.count;
+  const uint32_t packed = __reduce_add_sync(group, part.count | sum_c << 11);
+  const uint32_t sum_cc_all = __reduce_add_sync(group, sum_cc);
+  const uint32_t c_max = __shfl_sync(kFullWarp, part.c_max + d, highest);
+  lowest_lane = lane == lowest;
+  return Moments::of_window(x, y, packed & 0x7ffu, packed >> 11, sum_cc_all, part.c_min, c_max);
 }
 
-/// Per window: each run piece's start finds its id (uf_find_id) and every lane takes
-/// the id of its piece's start by __shfl_sync (Hennequin et al. algorithms 5 and 6).
-/// The pieces' closed-form sums are reduced over the lanes that share an id
-/// (__match_any_sync groups), so a component costs one set of atomics per window half,
-/// not one per run. The window's dominant component is not added at all: lane 0 keeps
-/// its sums while it stays dominant, and warps of a block that end on the same one
-/// combine before the block adds it once. A component covering the frame thus sees a
-/// few atomics per block instead of a few per window.
-/// Warps loop over row segments of kFeatureWindows windows (grid-stride), so the
-/// number of blocks, not of segments, bounds the atomics on a large component.
-/// A window whose piece starts all found one component skips the groups and the vote:
-/// two warp reductions add it to 32-bit sums of the segment (the pass is bound by the
-/// instructions it issues, and large components are made of such windows).
-/// Resident blocks per SM the features pass is compiled for (at most 40 registers a
-/// thread, a few bytes spilled): 48 registers left room for 5 blocks, and the pass is
-/// bound by how many warps keep its issue slots busy (measured, PERF_NOTES.md).
-constexpr int kFeatureBlocksPerSm = 6;
-
+/// The features pass: a warp takes 32 consecutive half mask words, one per lane, and
+/// works with thread-level bit operations on them (a lane per pixel issued several
+/// times the instructions: PERF_NOTES.md).
+/// - Each lane finds the id of every run piece of its columns (uf_find_ids, several
+///   walks in lockstep) and keeps them in shared memory.
+/// - The warp's hot component (the one most lanes' first pieces belong to, kept while
+///   they still meet it) is summed per lane, then per row by warp reductions, into
+///   shared memory, and reaches the table once per block: a component covering the
+///   frame sees a few atomics per block.
+/// - Every other component's consecutive pieces in a lane are summed; when the
+///   component changes the lane hands the sums over, lanes of a row handing over the
+///   same component together combine, and the lowest adds them with one set of atomics.
+/// - With kWriteLabels the warp writes its columns' output labels, coalesced, each
+///   pixel taking its piece's id from shared memory.
 template <bool kWriteLabels>
 __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
-    features_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, uint32_t* out,
-                    Component* table, long long tasks, int segments_per_row) {
+    features_kernel(FrameGeometry geo, const uint32_t* mask, uint32_t* labels, uint32_t* out,
+                    Component* table, long long halves, long long tasks) {
   __shared__ Moments block_sums[kWindowWarps];
   __shared__ uint32_t block_ids[kWindowWarps];
+  __shared__ uint32_t piece_ids[kWindowWarps][kWarpSize * kPieceSlots];
   const int lane = threadIdx.x;
   const int warp = threadIdx.y;
+  uint32_t* my_ids = piece_ids[warp] + lane * kPieceSlots;
 
-  // Lane 0's sums of component hot_id so far, kept in shared memory rather than in
-  // registers that every lane would reserve: the pass needs all the warps it can get.
   Moments& hot = block_sums[warp];
   if (lane == 0) hot = Moments::none();
   uint32_t hot_id = 0;
-  // Lane 0's sums move on to component `next` when it is not hot_id.
-  auto make_hot = [&](uint32_t next) {
-    if (next == hot_id) return;
-    if (lane == 0) {
-      if (hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
-      hot = Moments::none();
-    }
-    hot_id = next;
-  };
+  __syncwarp();
+
   const long long stride = (long long)gridDim.x * kWindowWarps;
   for (long long task = (long long)blockIdx.x * kWindowWarps + warp; task < tasks;
        task += stride) {
-    const int y = int(task / segments_per_row);
-    const int w_begin = int(task % segments_per_row) * kFeatureWindows;
-    const int w_end = min(w_begin + kFeatureWindows, geo.words);
-    const uint64_t* row = mask + size_t(y) * geo.words;
-    const uint32_t row_base = uint32_t(y) * uint32_t(geo.width);
-    // Windows holding one component alone (most windows of large components) add up
-    // in 32-bit sums over the segment, columns counted from its start (at most 256 of
-    // them: sum c^2 < 2^23), and reach the 64-bit moments once per segment and id.
-    const uint32_t x_segment = 64u * uint32_t(w_begin);
-    uint32_t seg_id = 0, seg_n = 0, seg_c = 0, seg_cc = 0, seg_min = 0, seg_max = 0;
-    auto flush_segment = [&] {
-      if (seg_n == 0) return;
-      make_hot(seg_id);
-      if (lane == 0)
-        hot.add(Moments::of_window(x_segment, uint32_t(y), seg_n, seg_c, seg_cc, seg_min,
-                                   seg_max));
-      seg_n = seg_c = seg_cc = 0;
-    };
-    for (int w = w_begin; w < w_end; ++w) {
-      const uint64_t bits = row[w];
-      const uint32_t x_window = 64u * uint32_t(w);
-      uint32_t label[2] = {0, 0};  // output label of each pixel
-      if (bits != 0) {
-        const uint64_t starts = run_starts(bits, false);  // piece starts
-        bool start[2];
-        uint32_t found[2] = {0, 0};  // at piece starts: the id with its kSoloTag
+    const long long h = task * kWarpSize + lane;  // even lanes: a word's lower half
+    const bool inside = h < halves;
+    const long long t = h >> 1;
+    const int y = inside ? int(t / geo.words) : 0;
+    const uint32_t x =
+        inside ? 64u * uint32_t(t % geo.words) + kLaneColumns * uint32_t(h & 1) : 0;
+    const uint32_t bits = inside ? mask[h] : 0;
+    const uint32_t base = uint32_t(y) * uint32_t(geo.width) + x;
+    const uint32_t starts = run_starts(bits, false);
+    // A run crossing into an upper half from the lower one is a node only at its start
+    // (64-column windows, union_find.cuh).
+    const uint32_t lower = __shfl_up_sync(kFullWarp, bits, 1);
+    const uint32_t carried =
+        (h & 1) && (bits & 1) && (lower >> 31) ? uint32_t(top_run_length(lower)) : 0u;
+
+    constexpr int kFindBatch = 4;
+    uint32_t lead = 0;  // the id of the lane's first piece not solo
+    int pieces = 0;
+    for (uint32_t pending = starts; pending;) {
+      uint32_t node[kFindBatch], id[kFindBatch];
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          start[k] = lane_bit(starts, k, lane);
-          if (start[k])
-            found[k] = uf_find_id(labels, row_base + x_window + uint32_t(lane + 32 * k) + 1);
-        }
-        // The first foreground column starts a piece; if every piece start found its id,
-        // the window holds that component alone.
-        const int c_first = __ffsll(static_cast<long long>(bits)) - 1;
-        const uint32_t first_lo = __shfl_sync(kFullWarp, found[0], c_first & 31);
-        const uint32_t first_hi = __shfl_sync(kFullWarp, found[1], c_first & 31);
-        const uint32_t only = c_first < 32 ? first_lo : first_hi;
-        if (__all_sync(kFullWarp, (!start[0] || found[0] == only) && (!start[1] || found[1] == only))) {
-#pragma unroll
-          for (int k = 0; k < 2; ++k) label[k] = lane_bit(bits, k, lane) ? only & ~kSoloTag : 0;
-          if (!(only & kSoloTag)) {
-            if (only != seg_id) flush_segment();
-            seg_id = only;
-            const uint32_t off = x_window - x_segment;
-            const uint32_t c_lo = off + uint32_t(lane), c_hi = c_lo + 32;
-            const bool fg_lo = lane_bit(bits, 0, lane), fg_hi = lane_bit(bits, 1, lane);
-            const uint32_t n = uint32_t(__popcll(bits));
-            if (seg_n == 0) seg_min = off + uint32_t(c_first);
-            seg_n += n;
-            seg_c += __reduce_add_sync(kFullWarp, (fg_lo ? c_lo : 0u) + (fg_hi ? c_hi : 0u));
-            seg_cc += __reduce_add_sync(kFullWarp,
-                                        (fg_lo ? c_lo * c_lo : 0u) + (fg_hi ? c_hi * c_hi : 0u));
-            seg_max = off + uint32_t(63 - __clzll(static_cast<long long>(bits)));
-          }
-        } else {
-          flush_segment();
-          uint32_t id[2], counted[2];  // at piece starts / every pixel; 0 if solo
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const int c = lane + 32 * k;
-            const bool fg = lane_bit(bits, k, lane);
-            const int source = fg ? c - start_distance(bits, c) : c;
-            const uint32_t lo = __shfl_sync(kFullWarp, found[0], source & 31);
-            const uint32_t hi = __shfl_sync(kFullWarp, found[1], source & 31);
-            const uint32_t raw = fg ? (source < 32 ? lo : hi) : 0;
-            label[k] = raw & ~kSoloTag;
-            counted[k] = raw & kSoloTag ? 0 : raw;
-            id[k] = found[k] & kSoloTag ? 0 : found[k];
-          }
-          make_hot(dominant_label(counted));
-#pragma unroll
-          for (int k = 0; k < 2; ++k) {
-            const unsigned group = __match_any_sync(kFullWarp, id[k]);
-            uint32_t count = 0, sum_c = 0, sum_cc = 0, c_min = 0, c_max = 0;
-            if (id[k] != 0) {
-              const uint32_t c = uint32_t(lane + 32 * k);
-              const uint32_t len = uint32_t(end_distance(bits, int(c)));
-              const WindowRun run = WindowRun::of(c, len);
-              // A window's count (<= 64) and sum of c (<= 2016) add up in one word. The
-              // group's pieces lie in column order with its lanes: the lowest lane
-              // starts the leftmost, the highest ends the rightmost.
-              const uint32_t packed = __reduce_add_sync(group, run.count | (run.sum_c << 8));
-              count = packed & 0xffu;
-              sum_c = packed >> 8;
-              sum_cc = __reduce_add_sync(group, run.sum_cc);
-              c_min = uint32_t(__ffs(group) - 1 + 32 * k);
-              c_max = __shfl_sync(group, c + len - 1, 31 - __clz(group));
-            }
-            const unsigned hot_lanes = __ballot_sync(kFullWarp, id[k] != 0 && id[k] == hot_id);
-            if (hot_lanes) {
-              const int from = __ffs(hot_lanes) - 1;
-              const uint32_t n = __shfl_sync(kFullWarp, count, from);
-              const uint32_t s1 = __shfl_sync(kFullWarp, sum_c, from);
-              const uint32_t s2 = __shfl_sync(kFullWarp, sum_cc, from);
-              const uint32_t lo = __shfl_sync(kFullWarp, c_min, from);
-              const uint32_t hi = __shfl_sync(kFullWarp, c_max, from);
-              if (lane == 0)
-                hot.add(Moments::of_window(x_window, uint32_t(y), n, s1, s2, lo, hi));
-            }
-            if (id[k] != 0 && id[k] != hot_id && lane == __ffs(group) - 1)
-              Moments::of_window(x_window, uint32_t(y), count, sum_c, sum_cc, c_min, c_max)
-                  .atomic_add_to(table[id[k] - 1]);
-          }
-        }
+      for (int j = 0; j < kFindBatch; ++j) {
+        const int c = pending ? __ffs(pending) - 1 : -1;
+        pending &= pending - 1;
+        node[j] = c < 0 ? 0u : (c == 0 ? base - carried : base + uint32_t(c)) + 1;
       }
-      if constexpr (kWriteLabels) {
-        const bool whole = x_window + 64 <= uint32_t(geo.width);
+      uf_find_ids(labels, node, id);
 #pragma unroll
-        for (int k = 0; k < 2; ++k) {
-          const uint32_t x = x_window + uint32_t(lane + 32 * k);
-          if (whole || x < uint32_t(geo.width)) out[row_base + x] = label[k];
+      for (int j = 0; j < kFindBatch; ++j)
+        if (node[j]) {
+          my_ids[pieces++] = id[j];
+          if (lead == 0 && !(id[j] & kSoloTag)) lead = id[j];
         }
+    }
+
+    if (!__any_sync(kFullWarp, hot_id != 0 && lead == hot_id)) {
+      const unsigned same = __match_any_sync(kFullWarp, lead);
+      const uint32_t best =
+          __reduce_max_sync(kFullWarp, lead ? uint32_t(__popc(same)) << 5 | lane : 0u);
+      const uint32_t next = __shfl_sync(kFullWarp, lead, int(best & 31));
+      if (best != 0) {
+        if (lane == 0) {
+          if (hot_id != 0) hot.atomic_add_to(table[hot_id - 1]);
+          hot = Moments::none();
+        }
+        hot_id = next;
+        __syncwarp();
       }
     }
-    flush_segment();
+
+    PartialSums in_hot = PartialSums::none();
+    PartialSums part = PartialSums::none();  // of component `current`
+    uint32_t current = 0;
+    uint32_t pending = starts;
+    int k = 0;
+    bool more;
+    do {
+      uint32_t id = 0;  // the component whose sums `done` the lane hands over
+      const PartialSums done = part;
+      if (pending) {
+        const int c0 = __ffs(pending) - 1;
+        pending &= pending - 1;
+        const uint32_t found = my_ids[k++];
+        if (!(found & kSoloTag)) {  // a solo run's features are in the table already
+          const uint32_t len = uint32_t(end_distance(bits, c0));
+          if (found == hot_id) {
+            in_hot.add(uint32_t(c0), len);
+          } else if (found == current) {
+            part.add(uint32_t(c0), len);
+          } else {
+            id = current;
+            current = found;
+            part = PartialSums::none();
+            part.add(uint32_t(c0), len);
+          }
+        }
+      } else if (current != 0) {
+        id = current;
+        current = 0;
+      }
+      more = __any_sync(kFullWarp, pending != 0 || current != 0);
+      if (__any_sync(kFullWarp, id != 0)) {
+        bool lowest;
+        const Moments sums =
+            combine_lanes(id ? uint64_t(y) << 32 | id : uint64_t(0), done, x, uint32_t(y), lowest);
+        if (id != 0 && lowest) sums.atomic_add_to(table[id - 1]);
+      }
+    } while (more);
+
+    if (__any_sync(kFullWarp, in_hot.count != 0)) {
+      bool lowest;
+      const Moments sums =
+          combine_lanes(in_hot.count ? uint32_t(y) + 1 : 0u, in_hot, x, uint32_t(y), lowest);
+      // One adder per row; a warp spans a row break at most every few tasks.
+      for (unsigned adders = __ballot_sync(kFullWarp, in_hot.count != 0 && lowest); adders;
+           adders &= adders - 1) {
+        if (lane == __ffs(adders) - 1) hot.add(sums);
+        __syncwarp();
+      }
+    }
+
+    if constexpr (kWriteLabels) {
+      __syncwarp();  // the piece ids
+      // Lane l writes column l of both halves of each word; a pixel's piece is the
+      // number of run starts at or before it in its half.
+      const uint32_t at_or_before = 0xffffffffu >> (31 - lane);
+      const int remaining = inside ? geo.width - int(x) : 0;  // columns from x on
+      for (int j = 0; j < kWarpSize; j += 2) {
+        const int columns = __shfl_sync(kFullWarp, remaining, j);
+        if (columns <= 0) break;  // past the frame's last word, as are the lanes after j
+        const uint32_t to = __shfl_sync(kFullWarp, base, j);
+        const uint32_t lo = __shfl_sync(kFullWarp, bits, j);
+        const uint32_t hi = __shfl_sync(kFullWarp, bits, j + 1);
+        const uint32_t* ids = piece_ids[warp] + j * kPieceSlots;
+        const int piece_lo = __popc(run_starts(lo, false) & at_or_before) - 1;
+        const int piece_hi = __popc(run_starts(hi, false) & at_or_before) - 1;
+        const uint32_t label_lo = (lo >> lane) & 1 ? ids[max(piece_lo, 0)] & ~kSoloTag : 0u;
+        const uint32_t label_hi =
+            (hi >> lane) & 1 ? ids[kPieceSlots + max(piece_hi, 0)] & ~kSoloTag : 0u;
+        if (lane < columns) out[to + uint32_t(lane)] = label_lo;
+        if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
+      }
+    }
+    __syncwarp();  // the next task rewrites the piece ids
   }
 
   if (lane == 0) block_ids[warp] = hot_id;
@@ -548,16 +561,18 @@ void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
 
 void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                        uint32_t* out, cudaStream_t stream) {
-  const int segments = (geo.words + kFeatureWindows - 1) / kFeatureWindows;
-  const long long tasks = (long long)segments * geo.height;
+  const long long halves = 2 * (long long)geo.mask_words();
+  const long long tasks = (halves + kWarpSize - 1) / kWarpSize;
   const dim3 block(kWarpSize, kWindowWarps);
   const unsigned blocks = std::min(ceil_div(size_t(tasks), kWindowWarps), feature_blocks_);
+  // Little-endian: a word's lower half (columns 0-31) comes first.
+  const uint32_t* halves_of_mask = reinterpret_cast<const uint32_t*>(mask);
   if (out)
-    features_kernel<true><<<blocks, block, 0, stream>>>(geo, mask, labels, out, table_.get(),
-                                                        tasks, segments);
+    features_kernel<true><<<blocks, block, 0, stream>>>(geo, halves_of_mask, labels, out,
+                                                        table_.get(), halves, tasks);
   else
-    features_kernel<false><<<blocks, block, 0, stream>>>(geo, mask, labels, nullptr,
-                                                         table_.get(), tasks, segments);
+    features_kernel<false><<<blocks, block, 0, stream>>>(geo, halves_of_mask, labels, nullptr,
+                                                         table_.get(), halves, tasks);
   check_launch("features_kernel");
 }
 

@@ -25,9 +25,6 @@ constexpr int kTileRows = 8;
 constexpr int kWordBlock = 256;
 /// Warps per block of the per-window kernels (border merge, features).
 constexpr int kWindowWarps = 8;
-/// 64-column windows one warp of the features pass walks along a row at a time (its
-/// grid is the blocks resident at once: see features_kernel and Analysis::reserve).
-constexpr int kFeatureWindows = 4;
 
 /// A W x H frame as the kernels see it. Labels: uint32 per pixel, row pitch = width,
 /// raster index i = y * width + x < 2^31. Foreground mask: one bit per pixel, rows of

@@ -25,6 +25,22 @@ struct WindowRun {
   }
 };
 
+/// Runs of one component among a few columns (a lane's), added left to right:
+/// WindowRun sums plus the extreme columns.
+struct PartialSums {
+  uint32_t count, sum_c, sum_cc, c_min, c_max;
+
+  __device__ static PartialSums none() { return {0, 0, 0, 0, 0}; }
+  __device__ void add(uint32_t c0, uint32_t len) {
+    const WindowRun run = WindowRun::of(c0, len);
+    if (count == 0) c_min = c0;
+    count += run.count;
+    sum_c += run.sum_c;
+    sum_cc += run.sum_cc;
+    c_max = c0 + len - 1;
+  }
+};
+
 struct Moments {
   uint64_t area, sum_x, sum_y, sum_xx, sum_xy, sum_yy;
   int32_t x_min, x_max, y_max;
@@ -34,7 +50,7 @@ struct Moments {
   /// Pixels of row y at columns x_window + c, given the count, the sum of c and the
   /// sum of c^2 over them and their extreme c.
   __device__ static Moments of_window(uint32_t x_window, uint32_t y, uint32_t count,
-                                      uint32_t sum_c, uint32_t sum_cc, uint32_t c_min,
+                                      uint32_t sum_c, uint64_t sum_cc, uint32_t c_min,
                                       uint32_t c_max) {
     const uint64_t n = count, x = x_window, yy = y;
     Moments m;

@@ -131,4 +131,39 @@ __device__ __forceinline__ uint32_t uf_find_id(uint32_t* labels, uint32_t label)
   return v & ~kIdTag;
 }
 
+/// uf_find_id for N nodes at once (label 0: none, id 0): the walks advance in
+/// lockstep, so that a thread waits once per step for all of them rather than once
+/// per step of each.
+template <int N>
+__device__ __forceinline__ void uf_find_ids(uint32_t* labels, const uint32_t (&label)[N],
+                                            uint32_t (&id)[N]) {
+  uint32_t v[N];
+#pragma unroll
+  for (int j = 0; j < N; ++j) v[j] = label[j] ? labels[label[j] - 1] : kIdTag;
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+    if (!(v[j] & kIdTag)) v[j] = labels[v[j] - 1];
+  bool deep[N];
+  bool walking = false;
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    deep[j] = !(v[j] & kIdTag);
+    walking |= deep[j];
+  }
+  while (walking) {
+    walking = false;
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (!(v[j] & kIdTag)) {
+        v[j] = labels[v[j] - 1];
+        walking |= !(v[j] & kIdTag);
+      }
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    if (deep[j]) labels[label[j] - 1] = v[j];
+    id[j] = v[j] & ~kIdTag;
+  }
+}
+
 }  // namespace ccl::cuda
