@@ -262,83 +262,140 @@ __global__ void __launch_bounds__(kWordBlock)
 }
 
 /// Resident blocks per SM the features pass is compiled for.
-constexpr int kFeatureBlocksPerSm = 6;
+constexpr int kFeatureBlocksPerSm = 5;
 /// Columns a lane of the features pass takes: half a mask word, so that its sums stay
 /// 32-bit and twice as many lanes share the frame's pieces.
 constexpr int kLaneColumns = 32;
 /// Piece ids a lane keeps (32 columns have at most 16 run starts), plus one slot of
 /// padding so that lanes writing their k-th slot hit distinct banks.
 constexpr int kPieceSlots = kLaneColumns / 2 + 1;
+/// A features block's tile: a row of kWarpSize lanes' columns per warp.
+constexpr int kFeatureTileColumns = kWarpSize * kLaneColumns;
+constexpr int kFeatureTileRows = kWindowWarps;
+/// Components a features block sums in shared memory per tile (a power of two).
+constexpr int kFeatureTileSlots = 512;
 
-/// Warp-collective: lanes with equal keys (keys name a row, so their columns are
-/// consecutive halves of its mask words) add up their partial sums; the lowest lane of
-/// each group gets the group's moments (x: its own first column). Moved to the lowest
-/// lane's columns, a lane's sums stay below 32, 32.3k and 32.5M, and a whole warp's
-/// (1024 columns) below 1024, 2^21 and 2^29: count and sum of c share one reduction.
-template <class Key>
-__device__ __forceinline__ Moments combine_lanes(Key key, const PartialSums& part, uint32_t x,
-                                                 uint32_t y, bool& lowest_lane) {
+/// The components a block meets in its tile, summed in shared memory relative to the
+/// tile's corner (at most 8192 pixels with dx < 1024 and dy < 8: every sum stays
+/// 32-bit), so that a small component spanning the tile's rows reaches the table with
+/// one set of atomics rather than one per row. A component takes slot id % kFeatureTileSlots
+/// when that slot is free or already its own; otherwise its sums go to the table.
+struct TileSums {
+  uint32_t id[kFeatureTileSlots];
+  uint32_t count[kFeatureTileSlots], sum_dx[kFeatureTileSlots], sum_dxx[kFeatureTileSlots];
+  uint32_t sum_dy[kFeatureTileSlots], sum_dxy[kFeatureTileSlots], sum_dyy[kFeatureTileSlots];
+  uint32_t dx_min[kFeatureTileSlots], dx_max[kFeatureTileSlots], dy_max[kFeatureTileSlots];
+
+  __device__ void clear(int s) {
+    id[s] = count[s] = sum_dx[s] = sum_dxx[s] = sum_dy[s] = sum_dxy[s] = sum_dyy[s] = 0;
+    dx_min[s] = UINT_MAX;
+    dx_max[s] = dy_max[s] = 0;
+  }
+
+  /// One row's pieces (dx relative to the tile) of component `cid`; false when its
+  /// slot belongs to another component.
+  __device__ bool add(uint32_t cid, const PartialSums& row, uint32_t dy) {
+    const int s = int(cid & (kFeatureTileSlots - 1));
+    const uint32_t owner = atomicCAS(&id[s], 0u, cid);
+    if (owner != 0 && owner != cid) return false;
+    atomicAdd(&count[s], row.count);
+    atomicAdd(&sum_dx[s], row.sum_c);
+    atomicAdd(&sum_dxx[s], row.sum_cc);
+    if (dy != 0) {
+      atomicAdd(&sum_dy[s], row.count * dy);
+      atomicAdd(&sum_dxy[s], row.sum_c * dy);
+      atomicAdd(&sum_dyy[s], row.count * dy * dy);
+      atomicMax(&dy_max[s], dy);
+    }
+    atomicMin(&dx_min[s], row.c_min);
+    atomicMax(&dx_max[s], row.c_max);
+    return true;
+  }
+
+  /// By the whole block, after the tile: every component's sums to the table.
+  __device__ void flush(uint32_t x0, uint32_t y0, Component* table, int thread) {
+    for (int s = thread; s < kFeatureTileSlots; s += kFeatureTileRows * kWarpSize) {
+      if (id[s] == 0) continue;
+      Moments::of_tile(x0, y0, count[s], sum_dx[s], sum_dxx[s], sum_dy[s], sum_dxy[s],
+                       sum_dyy[s], dx_min[s], dx_max[s], dy_max[s])
+          .atomic_add_to(table[id[s] - 1]);
+      clear(s);
+    }
+  }
+};
+
+/// Warp-collective, lanes of one row: lanes with equal keys add up their partial
+/// sums, moved to the tile's columns (lane l's start at column 32 l); the lowest lane
+/// of each group gets the group's. A lane's sums stay below 32, 32.3k and 32.5M, a
+/// warp's (1024 columns) below 1024, 2^21 and 2^29: count and sum of c share one
+/// reduction.
+__device__ __forceinline__ PartialSums combine_lanes(uint32_t key, const PartialSums& part,
+                                                     bool& lowest_lane) {
   const int lane = threadIdx.x;
   const unsigned group = __match_any_sync(kFullWarp, key);
   const int lowest = __ffs(group) - 1;
   const int highest = 31 - __clz(group);
-  const uint32_t d = kLaneColumns * uint32_t(lane - lowest);
+  const uint32_t d = kLaneColumns * uint32_t(lane);
   const uint32_t sum_c = part.sum_c + d * part.count;
   const uint32_t sum_cc = part.sum_cc + 2u * d * part.sum_c + d * d * part.count;
   const uint32_t packed = __reduce_add_sync(group, part.count | sum_c << 11);
   const uint32_t sum_cc_all = __reduce_add_sync(group, sum_cc);
   const uint32_t c_max = __shfl_sync(kFullWarp, part.c_max + d, highest);
   lowest_lane = lane == lowest;
-  return Moments::of_window(x, y, packed & 0x7ffu, packed >> 11, sum_cc_all, part.c_min, c_max);
+  return {packed & 0x7ffu, packed >> 11, sum_cc_all, part.c_min + d, c_max};
 }
 
-/// The features pass: a warp takes 32 consecutive half mask words, one per lane, and
-/// works with thread-level bit operations on them (a lane per pixel issued several
-/// times the instructions: PERF_NOTES.md).
+/// The features pass. A block takes tiles of kFeatureTileRows rows of kFeatureTileColumns columns, a
+/// warp a row of the tile and a lane 32 columns (half a mask word), and works with
+/// thread-level bit operations on them (a lane per pixel issued several times the
+/// instructions: PERF_NOTES.md).
 /// - Each lane finds the id of every run piece of its columns (uf_find_ids, several
 ///   walks in lockstep) and keeps them in shared memory.
 /// - The warp's hot component (the one most lanes' first pieces belong to, kept while
-///   they still meet it) is summed per lane, then per row by warp reductions, into
-///   shared memory, and reaches the table once per block: a component covering the
-///   frame sees a few atomics per block.
+///   they still meet it) is summed per lane, then over the warp, into shared memory,
+///   and reaches the table once per block: a component covering the frame sees a few
+///   atomics per block.
 /// - Every other component's consecutive pieces in a lane are summed; when the
-///   component changes the lane hands the sums over, lanes of a row handing over the
-///   same component together combine, and the lowest adds them with one set of atomics.
+///   component changes the lane hands the sums over, lanes handing over the same
+///   component together combine, and the lowest adds them to the tile's sums
+///   (TileSums), which reach the table after the tile.
 /// - With kWriteLabels the warp writes its columns' output labels, coalesced, each
 ///   pixel taking its piece's id from shared memory.
 template <bool kWriteLabels>
-__global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
+__global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPerSm)
     features_kernel(FrameGeometry geo, const uint32_t* mask, uint32_t* labels, uint32_t* out,
-                    Component* table, long long halves, long long tasks) {
-  __shared__ Moments block_sums[kWindowWarps];
-  __shared__ uint32_t block_ids[kWindowWarps];
-  __shared__ uint32_t piece_ids[kWindowWarps][kWarpSize * kPieceSlots];
+                    Component* table, long long tiles, int tile_columns) {
+  __shared__ Moments block_sums[kFeatureTileRows];
+  __shared__ uint32_t block_ids[kFeatureTileRows];
+  __shared__ uint32_t piece_ids[kFeatureTileRows][kWarpSize * kPieceSlots];
+  __shared__ TileSums tile_sums;
   const int lane = threadIdx.x;
   const int warp = threadIdx.y;
+  const int thread = warp * kWarpSize + lane;
   uint32_t* my_ids = piece_ids[warp] + lane * kPieceSlots;
+  const int halves_per_row = 2 * geo.words;
 
   Moments& hot = block_sums[warp];
   if (lane == 0) hot = Moments::none();
   uint32_t hot_id = 0;
-  __syncwarp();
+  for (int s = thread; s < kFeatureTileSlots; s += kFeatureTileRows * kWarpSize) tile_sums.clear(s);
+  __syncthreads();
 
-  const long long stride = (long long)gridDim.x * kWindowWarps;
-  for (long long task = (long long)blockIdx.x * kWindowWarps + warp; task < tasks;
-       task += stride) {
-    const long long h = task * kWarpSize + lane;  // even lanes: a word's lower half
-    const bool inside = h < halves;
-    const long long t = h >> 1;
-    const int y = inside ? int(t / geo.words) : 0;
-    const uint32_t x =
-        inside ? 64u * uint32_t(t % geo.words) + kLaneColumns * uint32_t(h & 1) : 0;
-    const uint32_t bits = inside ? mask[h] : 0;
+  for (long long tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const uint32_t x0 = uint32_t(tile % tile_columns) * kFeatureTileColumns;
+    const uint32_t y0 = uint32_t(tile / tile_columns) * kFeatureTileRows;
+    const int y = int(y0) + warp;
+    const int half = int(x0) / kLaneColumns + lane;  // in the row
+    const bool inside = y < geo.height && half < halves_per_row;
+    const uint32_t x = x0 + kLaneColumns * uint32_t(lane);
+    const uint32_t bits = inside ? mask[size_t(y) * size_t(halves_per_row) + half] : 0;
     const uint32_t base = uint32_t(y) * uint32_t(geo.width) + x;
     const uint32_t starts = run_starts(bits, false);
     // A run crossing into an upper half from the lower one is a node only at its start
     // (64-column windows, union_find.cuh).
     const uint32_t lower = __shfl_up_sync(kFullWarp, bits, 1);
     const uint32_t carried =
-        (h & 1) && (bits & 1) && (lower >> 31) ? uint32_t(top_run_length(lower)) : 0u;
+        (lane & 1) && (bits & 1) && (lower >> 31) ? uint32_t(top_run_length(lower)) : 0u;
 
     constexpr int kFindBatch = 4;
     uint32_t lead = 0;  // the id of the lane's first piece not solo
@@ -408,22 +465,20 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
       more = __any_sync(kFullWarp, pending != 0 || current != 0);
       if (__any_sync(kFullWarp, id != 0)) {
         bool lowest;
-        const Moments sums =
-            combine_lanes(id ? uint64_t(y) << 32 | id : uint64_t(0), done, x, uint32_t(y), lowest);
-        if (id != 0 && lowest) sums.atomic_add_to(table[id - 1]);
+        const PartialSums row = combine_lanes(id, done, lowest);
+        if (id != 0 && lowest && !tile_sums.add(id, row, uint32_t(warp)))
+          Moments::of_window(x0, uint32_t(y), row.count, row.sum_c, row.sum_cc, row.c_min,
+                             row.c_max)
+              .atomic_add_to(table[id - 1]);
       }
     } while (more);
 
     if (__any_sync(kFullWarp, in_hot.count != 0)) {
       bool lowest;
-      const Moments sums =
-          combine_lanes(in_hot.count ? uint32_t(y) + 1 : 0u, in_hot, x, uint32_t(y), lowest);
-      // One adder per row; a warp spans a row break at most every few tasks.
-      for (unsigned adders = __ballot_sync(kFullWarp, in_hot.count != 0 && lowest); adders;
-           adders &= adders - 1) {
-        if (lane == __ffs(adders) - 1) hot.add(sums);
-        __syncwarp();
-      }
+      const PartialSums row = combine_lanes(in_hot.count != 0, in_hot, lowest);
+      if (in_hot.count != 0 && lowest)
+        hot.add(Moments::of_window(x0, uint32_t(y), row.count, row.sum_c, row.sum_cc,
+                                   row.c_min, row.c_max));
     }
 
     if constexpr (kWriteLabels) {
@@ -434,7 +489,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
       const int remaining = inside ? geo.width - int(x) : 0;  // columns from x on
       for (int j = 0; j < kWarpSize; j += 2) {
         const int columns = __shfl_sync(kFullWarp, remaining, j);
-        if (columns <= 0) break;  // past the frame's last word, as are the lanes after j
+        if (columns <= 0) break;  // past the row's last word, as are the lanes after j
         const uint32_t to = __shfl_sync(kFullWarp, base, j);
         const uint32_t lo = __shfl_sync(kFullWarp, bits, j);
         const uint32_t hi = __shfl_sync(kFullWarp, bits, j + 1);
@@ -448,17 +503,19 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps, kFeatureBlocksPerSm)
         if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
       }
     }
-    __syncwarp();  // the next task rewrites the piece ids
+    __syncthreads();  // the tile's sums are complete; the next tile rewrites piece ids
+    tile_sums.flush(x0, y0, table, thread);
+    __syncthreads();  // cleared before the next tile's adds
   }
 
   if (lane == 0) block_ids[warp] = hot_id;
   __syncthreads();
-  if (lane == 0 && warp == 0) {
-    for (int i = 0; i < kWindowWarps; ++i) {
+  if (thread == 0) {
+    for (int i = 0; i < kFeatureTileRows; ++i) {
       const uint32_t cid = block_ids[i];
       if (cid == 0) continue;
       Moments sum = block_sums[i];
-      for (int j = i + 1; j < kWindowWarps; ++j)
+      for (int j = i + 1; j < kFeatureTileRows; ++j)
         if (block_ids[j] == cid) {
           sum.add(block_sums[j]);
           block_ids[j] = 0;
@@ -512,9 +569,9 @@ bool Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
     // device at once: a partial second wave would leave most SMs idle at its end.
     int labels_written = 0, features_only = 0;
     CCL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &labels_written, features_kernel<true>, kWarpSize * kWindowWarps, 0));
+        &labels_written, features_kernel<true>, kWarpSize * kFeatureTileRows, 0));
     CCL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &features_only, features_kernel<false>, kWarpSize * kWindowWarps, 0));
+        &features_only, features_kernel<false>, kWarpSize * kFeatureTileRows, 0));
     feature_blocks_per_sm_ = std::max(1, std::min(labels_written, features_only));
   }
   feature_blocks_ = unsigned(feature_blocks_per_sm_ * sm_count);
@@ -561,18 +618,20 @@ void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
 
 void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                        uint32_t* out, cudaStream_t stream) {
-  const long long halves = 2 * (long long)geo.mask_words();
-  const long long tasks = (halves + kWarpSize - 1) / kWarpSize;
-  const dim3 block(kWarpSize, kWindowWarps);
-  const unsigned blocks = std::min(ceil_div(size_t(tasks), kWindowWarps), feature_blocks_);
+  const int tile_columns = int(ceil_div(size_t(geo.width), kFeatureTileColumns));
+  const long long tiles = (long long)tile_columns * ceil_div(size_t(geo.height), kFeatureTileRows);
+  const dim3 block(kWarpSize, kFeatureTileRows);
+  // Up to a few tiles per block: blocks that loop keep their hot component's sums
+  // across tiles, and with more blocks than fit at once the scheduler balances them.
+  const unsigned blocks = unsigned(std::min<long long>(tiles, 4ll * feature_blocks_));
   // Little-endian: a word's lower half (columns 0-31) comes first.
-  const uint32_t* halves_of_mask = reinterpret_cast<const uint32_t*>(mask);
+  const uint32_t* halves = reinterpret_cast<const uint32_t*>(mask);
   if (out)
-    features_kernel<true><<<blocks, block, 0, stream>>>(geo, halves_of_mask, labels, out,
-                                                        table_.get(), halves, tasks);
+    features_kernel<true><<<blocks, block, 0, stream>>>(geo, halves, labels, out, table_.get(),
+                                                        tiles, tile_columns);
   else
-    features_kernel<false><<<blocks, block, 0, stream>>>(geo, halves_of_mask, labels, nullptr,
-                                                         table_.get(), halves, tasks);
+    features_kernel<false><<<blocks, block, 0, stream>>>(geo, halves, labels, nullptr,
+                                                         table_.get(), tiles, tile_columns);
   check_launch("features_kernel");
 }
 

@@ -66,6 +66,26 @@ struct Moments {
     return m;
   }
 
+  /// Pixels at (x0 + dx, y0 + dy), given their count, the sums of dx, dx^2, dy, dx dy
+  /// and dy^2, and the extreme dx and dy.
+  __device__ static Moments of_tile(uint32_t x0, uint32_t y0, uint32_t count, uint32_t sum_dx,
+                                    uint32_t sum_dxx, uint32_t sum_dy, uint32_t sum_dxy,
+                                    uint32_t sum_dyy, uint32_t dx_min, uint32_t dx_max,
+                                    uint32_t dy_max) {
+    const uint64_t n = count, x = x0, y = y0;
+    Moments m;
+    m.area = n;
+    m.sum_x = n * x + sum_dx;
+    m.sum_xx = n * x * x + 2 * x * sum_dx + sum_dxx;
+    m.sum_y = n * y + sum_dy;
+    m.sum_yy = n * y * y + 2 * y * sum_dy + sum_dyy;
+    m.sum_xy = n * x * y + x * sum_dy + y * sum_dx + sum_dxy;
+    m.x_min = int32_t(x0 + dx_min);
+    m.x_max = int32_t(x0 + dx_max);
+    m.y_max = int32_t(y0 + dy_max);
+    return m;
+  }
+
   __device__ void add(const Moments& o) {
     area += o.area;
     sum_x += o.sum_x;
