@@ -324,43 +324,35 @@ struct TileSums {
   }
 };
 
-/// Warp-collective, lanes of one row: lanes with equal keys add up their partial
-/// sums, moved to the tile's columns (lane l's start at column 32 l); the lowest lane
-/// of each group gets the group's. A lane's sums stay below 32, 32.3k and 32.5M, a
-/// warp's (1024 columns) below 1024, 2^21 and 2^29: count and sum of c share one
-/// reduction.
-__device__ __forceinline__ PartialSums combine_lanes(uint32_t key, const PartialSums& part,
-                                                     bool& lowest_lane) {
-  const int lane = threadIdx.x;
-  const unsigned group = __match_any_sync(kFullWarp, key);
-  const int lowest = __ffs(group) - 1;
-  const int highest = 31 - __clz(group);
-  const uint32_t d = kLaneColumns * uint32_t(lane);
-  const uint32_t sum_c = part.sum_c + d * part.count;
-  const uint32_t sum_cc = part.sum_cc + 2u * d * part.sum_c + d * d * part.count;
-  const uint32_t packed = __reduce_add_sync(group, part.count | sum_c << 11);
-  const uint32_t sum_cc_all = __reduce_add_sync(group, sum_cc);
-  const uint32_t c_max = __shfl_sync(kFullWarp, part.c_max + d, highest);
-  lowest_lane = lane == lowest;
-  return {packed & 0x7ffu, packed >> 11, sum_cc_all, part.c_min + d, c_max};
+/// Warp-collective, over a row's lanes: the sums of the lanes with `has`, moved to
+/// the tile's columns (lane l's start at column 32 l). A row's sums (1024 columns) stay
+/// below 1024, 2^21 and 2^29, so count and sum of c share one reduction. Masks that
+/// differ between lanes would serialize the reductions (one pass per mask), so every
+/// lane takes part.
+__device__ __forceinline__ PartialSums row_sums(const PartialSums& part, bool has) {
+  const PartialSums s = part.shifted(kLaneColumns * threadIdx.x);
+  const uint32_t packed = __reduce_add_sync(kFullWarp, has ? s.count | s.sum_c << 11 : 0u);
+  const uint32_t sum_cc = __reduce_add_sync(kFullWarp, has ? s.sum_cc : 0u);
+  const uint32_t c_min = __reduce_min_sync(kFullWarp, has ? s.c_min : UINT_MAX);
+  const uint32_t c_max = __reduce_max_sync(kFullWarp, has ? s.c_max : 0u);
+  return {packed & 0x7ffu, packed >> 11, sum_cc, c_min, c_max};
 }
 
-/// The features pass. A block takes tiles of kFeatureTileRows rows of kFeatureTileColumns columns, a
-/// warp a row of the tile and a lane 32 columns (half a mask word), and works with
-/// thread-level bit operations on them (a lane per pixel issued several times the
-/// instructions: PERF_NOTES.md).
+/// The features pass. A block takes tiles of kFeatureTileRows rows of
+/// kFeatureTileColumns columns, a warp a row of the tile and a lane 32 columns (half a
+/// mask word), and works with thread-level bit operations on them (a lane per pixel
+/// issued several times the instructions: PERF_NOTES.md).
 /// - Each lane finds the id of every run piece of its columns (uf_find_ids, several
 ///   walks in lockstep) and keeps them in shared memory.
 /// - The warp's hot component (the one most lanes' first pieces belong to, kept while
-///   they still meet it) is summed per lane, then over the warp, into shared memory,
-///   and reaches the table once per block: a component covering the frame sees a few
-///   atomics per block.
-/// - Every other component's consecutive pieces in a lane are summed; when the
-///   component changes the lane hands the sums over, lanes handing over the same
-///   component together combine, and the lowest adds them to the tile's sums
-///   (TileSums), which reach the table after the tile.
-/// - With kWriteLabels the warp writes its columns' output labels, coalesced, each
-///   pixel taking its piece's id from shared memory.
+///   they still meet it) is summed per lane, then over the row (row_sums), into shared
+///   memory, and reaches the table once per block: a component covering the frame sees
+///   a few atomics per block.
+/// - Every other component's consecutive pieces in a lane are summed and go to the
+///   tile's sums in shared memory (TileSums), which reach the table after the tile: a
+///   small component spanning the tile's rows costs one set of atomics on the table.
+/// - With kWriteLabels the warp writes its row's output labels, coalesced, each pixel
+///   taking its piece's id from shared memory.
 template <bool kWriteLabels>
 __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPerSm)
     features_kernel(FrameGeometry geo, const uint32_t* mask, uint32_t* labels, uint32_t* out,
@@ -432,51 +424,39 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
       }
     }
 
+    // The lane's pieces in order: consecutive pieces of one component add up in `part`
+    // before they go to the tile's sums, or to the table when their slot is taken.
     PartialSums in_hot = PartialSums::none();
-    PartialSums part = PartialSums::none();  // of component `current`
-    uint32_t current = 0;
-    uint32_t pending = starts;
+    PartialSums part = PartialSums::none();
+    uint32_t current = 0;  // the component `part` sums
+    auto hand_over = [&] {
+      const PartialSums sums = part.shifted(kLaneColumns * uint32_t(lane));
+      if (!tile_sums.add(current, sums, uint32_t(warp)))
+        Moments::of_window(x0, uint32_t(y), sums.count, sums.sum_c, sums.sum_cc, sums.c_min,
+                           sums.c_max)
+            .atomic_add_to(table[current - 1]);
+    };
     int k = 0;
-    bool more;
-    do {
-      uint32_t id = 0;  // the component whose sums `done` the lane hands over
-      const PartialSums done = part;
-      if (pending) {
-        const int c0 = __ffs(pending) - 1;
-        pending &= pending - 1;
-        const uint32_t found = my_ids[k++];
-        if (!(found & kSoloTag)) {  // a solo run's features are in the table already
-          const uint32_t len = uint32_t(end_distance(bits, c0));
-          if (found == hot_id) {
-            in_hot.add(uint32_t(c0), len);
-          } else if (found == current) {
-            part.add(uint32_t(c0), len);
-          } else {
-            id = current;
-            current = found;
-            part = PartialSums::none();
-            part.add(uint32_t(c0), len);
-          }
-        }
-      } else if (current != 0) {
-        id = current;
-        current = 0;
+    for_each_bit(starts, [&](int c0) {
+      const uint32_t found = my_ids[k++];
+      if (found & kSoloTag) return;  // a solo run's features are in the table already
+      const uint32_t len = uint32_t(end_distance(bits, c0));
+      if (found == hot_id) {
+        in_hot.add(uint32_t(c0), len);
+        return;
       }
-      more = __any_sync(kFullWarp, pending != 0 || current != 0);
-      if (__any_sync(kFullWarp, id != 0)) {
-        bool lowest;
-        const PartialSums row = combine_lanes(id, done, lowest);
-        if (id != 0 && lowest && !tile_sums.add(id, row, uint32_t(warp)))
-          Moments::of_window(x0, uint32_t(y), row.count, row.sum_c, row.sum_cc, row.c_min,
-                             row.c_max)
-              .atomic_add_to(table[id - 1]);
+      if (found != current) {
+        if (current != 0) hand_over();
+        current = found;
+        part = PartialSums::none();
       }
-    } while (more);
+      part.add(uint32_t(c0), len);
+    });
+    if (current != 0) hand_over();
 
     if (__any_sync(kFullWarp, in_hot.count != 0)) {
-      bool lowest;
-      const PartialSums row = combine_lanes(in_hot.count != 0, in_hot, lowest);
-      if (in_hot.count != 0 && lowest)
+      const PartialSums row = row_sums(in_hot, in_hot.count != 0);
+      if (lane == 0)
         hot.add(Moments::of_window(x0, uint32_t(y), row.count, row.sum_c, row.sum_cc,
                                    row.c_min, row.c_max));
     }

@@ -39,6 +39,11 @@ struct PartialSums {
     sum_cc += run.sum_cc;
     c_max = c0 + len - 1;
   }
+  /// The same pixels d columns further right.
+  __device__ PartialSums shifted(uint32_t d) const {
+    return {count, sum_c + d * count, sum_cc + 2 * d * sum_c + d * d * count, c_min + d,
+            c_max + d};
+  }
 };
 
 struct Moments {
