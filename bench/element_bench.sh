@@ -28,6 +28,8 @@ patterns="ball snow"
 sizes="1920x1080 3840x2160"
 memories="system cuda"
 extra="algorithm=ha4 connectivity=8"
+# Per-frame times below this are lost in the start-up jitter of the runs compared.
+resolution_us=2
 reps=3
 while getopts "n:o:p:s:m:e:r:h" opt; do
   case $opt in
@@ -122,17 +124,24 @@ for size in $sizes; do
           continue
         fi
         us=$(calc "($t_many - $t_few) * 1000000 / ($n - $few)")
-        fps=$(calc "1000000 / $us")
-        overhead="" added="" lat="" gpu=""
+        overhead="" added="" lat="" gpu="" note=""
+        if awk "BEGIN { exit !($us < $resolution_us) }"; then
+          # The frames took less time than gst-launch's start-up varies by (system
+          # memory baseline: imagefreeze hands one buffer on): no number to report.
+          note="below the method's resolution ($resolution_us us per frame)"
+          us="" fps=""
+        else
+          fps=$(calc "1000000 / $us")
+        fi
         if [ "$with" = no ]; then
-          base_us=$us
+          base_us=${us:-0}
         else
           # A percentage of a baseline near zero (system memory: imagefreeze hands
           # on one buffer) says nothing; the added time does.
           if awk "BEGIN { exit !($base_us > 20) }"; then
             overhead=$(calc "($us - $base_us) * 100 / $base_us")
           fi
-          added=$(calc "$us - $base_us")
+          [ -n "$us" ] && added=$(calc "$us - $base_us")
           log=$(mktemp)
           p=$(pipeline "$size" "$pattern" "$few" "$memory" yes)
           # shellcheck disable=SC2086
@@ -150,9 +159,10 @@ for size in $sizes; do
           gpu=$(grep -o 'GPU [0-9]* ns' "$log" | awk '$2 < 1e18 {print $2/1000}' | median || true)
           rm -f "$log"
         fi
-        printf "%-10s %-7s %-5s %-9s %10.1f %9.1f %9s %9s %11s %8s\n" "$size" "$memory" "$pattern" "$name" "$us" "$fps" \
+        printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s\n" "$size" "$memory" "$pattern" "$name" \
+          "${us:+$(printf '%.1f' "$us")}" "${fps:+$(printf '%.1f' "$fps")}" \
           "${added:+$(printf '%.1f' "$added")}" "${overhead:+$(printf '%.1f%%' "$overhead")}" "${lat:+$(printf '%.1f' "$lat")}" "${gpu:+$(printf '%.1f' "$gpu")}"
-        echo "$size,$memory,$pattern,$name,$n,$(printf '%.2f' "$us"),$(printf '%.1f' "$fps"),${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu," >> "$csv"
+        echo "$size,$memory,$pattern,$name,$n,${us:+$(printf '%.2f' "$us")},${fps:+$(printf '%.1f' "$fps")},${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu,${note:+\"$note\"}" >> "$csv"
       done
     done
   done
