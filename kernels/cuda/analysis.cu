@@ -1,6 +1,7 @@
 // Root numbering (one pass: block scan plus decoupled look-back), the features
-// pass after Hennequin et al. §IV-C/D (only run starts walk to the root; the rest of
-// the run takes its id by __shfl_sync), and the table's hand-over.
+// pass after Hennequin et al. §IV-C/D (only run starts walk to the root; every pixel
+// of a run takes its start's id, and each run adds its features in closed form), and
+// the table's hand-over.
 #include "analysis.h"
 
 #include <algorithm>
@@ -261,7 +262,9 @@ __global__ void __launch_bounds__(kWordBlock)
   }
 }
 
-/// Resident blocks per SM the features pass is compiled for.
+/// Resident blocks per SM the features pass is compiled for: its 38 KB of shared
+/// memory a block leave room for five, which leaves 48 registers a thread (six blocks
+/// with half the tile slots measured slower: PERF_NOTES.md, step 25).
 constexpr int kFeatureBlocksPerSm = 5;
 /// Columns a lane of the features pass takes: half a mask word, so that its sums stay
 /// 32-bit and twice as many lanes share the frame's pieces.
@@ -278,8 +281,9 @@ constexpr int kFeatureTileSlots = 512;
 /// The components a block meets in its tile, summed in shared memory relative to the
 /// tile's corner (at most 8192 pixels with dx < 1024 and dy < 8: every sum stays
 /// 32-bit), so that a small component spanning the tile's rows reaches the table with
-/// one set of atomics rather than one per row. A component takes slot id % kFeatureTileSlots
-/// when that slot is free or already its own; otherwise its sums go to the table.
+/// one set of atomics rather than one per row. A component takes slot
+/// id % kFeatureTileSlots when that slot is free or already its own; otherwise its
+/// sums go straight to the table.
 struct TileSums {
   uint32_t id[kFeatureTileSlots];
   uint32_t count[kFeatureTileSlots], sum_dx[kFeatureTileSlots], sum_dxx[kFeatureTileSlots];
