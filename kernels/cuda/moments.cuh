@@ -52,25 +52,6 @@ struct Moments {
 
   __device__ static Moments none() { return {0, 0, 0, 0, 0, 0, INT_MAX, -1, -1}; }
 
-  /// Pixels of row y at columns x_window + c, given the count, the sum of c and the
-  /// sum of c^2 over them and their extreme c.
-  __device__ static Moments of_window(uint32_t x_window, uint32_t y, uint32_t count,
-                                      uint32_t sum_c, uint64_t sum_cc, uint32_t c_min,
-                                      uint32_t c_max) {
-    const uint64_t n = count, x = x_window, yy = y;
-    Moments m;
-    m.area = n;
-    m.sum_x = n * x + sum_c;
-    m.sum_xx = n * x * x + 2 * x * sum_c + sum_cc;
-    m.sum_y = n * yy;
-    m.sum_xy = yy * m.sum_x;
-    m.sum_yy = n * yy * yy;
-    m.x_min = int32_t(x_window + c_min);
-    m.x_max = int32_t(x_window + c_max);
-    m.y_max = int32_t(y);
-    return m;
-  }
-
   /// Pixels at (x0 + dx, y0 + dy), given their count, the sums of dx, dx^2, dy, dx dy
   /// and dy^2, and the extreme dx and dy.
   __device__ static Moments of_tile(uint32_t x0, uint32_t y0, uint32_t count, uint32_t sum_dx,
@@ -89,6 +70,14 @@ struct Moments {
     m.x_max = int32_t(x0 + dx_max);
     m.y_max = int32_t(y0 + dy_max);
     return m;
+  }
+
+  /// Pixels of row y at columns x_window + c, given the count, the sum of c and the
+  /// sum of c^2 over them and their extreme c.
+  __device__ static Moments of_window(uint32_t x_window, uint32_t y, uint32_t count,
+                                      uint32_t sum_c, uint32_t sum_cc, uint32_t c_min,
+                                      uint32_t c_max) {
+    return of_tile(x_window, y, count, sum_c, sum_cc, 0, 0, 0, c_min, c_max, 0);
   }
 
   __device__ void add(const Moments& o) {
