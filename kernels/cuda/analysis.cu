@@ -262,9 +262,9 @@ __global__ void __launch_bounds__(kWordBlock)
   }
 }
 
-/// Resident blocks per SM the features pass is compiled for: its 38 KB of shared
-/// memory a block leave room for five, which leaves 48 registers a thread (six blocks
-/// with half the tile slots measured slower: PERF_NOTES.md, step 25).
+/// Resident blocks per SM the features pass is compiled for: a block's 38 KB of
+/// shared memory leaves room for five, and five allow 48 registers a thread (six
+/// blocks with half the tile slots measured slower: PERF_NOTES.md, step 25).
 constexpr int kFeatureBlocksPerSm = 5;
 /// Columns a lane of the features pass takes: half a mask word, so that its sums stay
 /// 32-bit and twice as many lanes share the frame's pieces.
