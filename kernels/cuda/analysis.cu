@@ -549,8 +549,9 @@ bool Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
   publish_blocks_ = std::max(1, 4 * sm_count);
   if (feature_blocks_per_sm_ == 0) {
-    // The features pass loops over the frame with exactly the blocks that fit on the
-    // device at once: a partial second wave would leave most SMs idle at its end.
+    // The blocks of the features pass that fit on the device at once: measure() caps
+    // its grid at a few times that, so that looping blocks keep their hot component's
+    // sums across tiles while the scheduler still balances the tiles.
     int labels_written = 0, features_only = 0;
     CCL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &labels_written, features_kernel<true>, kWarpSize * kFeatureTileRows, 0));

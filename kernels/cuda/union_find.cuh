@@ -26,7 +26,7 @@ namespace ccl::cuda {
 constexpr uint32_t kIdTag = 0x80000000u;
 /// With kIdTag: the component is this root's run alone and its features are already in
 /// the table (analysis.cu). Free because ids stay below 2^30 (at most W*H/2 components).
-/// uf_find_id returns it with the id; only a run's own start can meet it.
+/// uf_find_ids returns it with the id; only a run's own start can meet it.
 constexpr uint32_t kSoloTag = 0x40000000u;
 
 /// How union-find reads and re-links parents. The label image in global memory uses
@@ -116,24 +116,12 @@ __device__ __forceinline__ void uf_union(const Where& where, uint32_t a, uint32_
   } while (!done);
 }
 
-/// After numbering: the output id of the component that node `label` belongs to.
-/// Writes the id into the starting node when the walk was longer than one step, so
-/// later walks through it stop early (a node may hold its component's tagged id as
-/// well as a parent: both lead to the same id).
-__device__ __forceinline__ uint32_t uf_find_id(uint32_t* labels, uint32_t label) {
-  const uint32_t first = labels[label - 1];
-  if (first & kIdTag) return first & ~kIdTag;
-  uint32_t v = labels[first - 1];
-  if (v & kIdTag) return v & ~kIdTag;
-  do v = labels[v - 1];
-  while (!(v & kIdTag));
-  labels[label - 1] = v;
-  return v & ~kIdTag;
-}
-
-/// uf_find_id for N nodes at once (label 0: none, id 0): the walks advance in
-/// lockstep, so that a thread waits once per step for all of them rather than once
-/// per step of each.
+/// After numbering: the output ids of the components that nodes `label` (0: none, id
+/// 0) belong to. The N walks advance in lockstep, so that a thread waits once per step
+/// for all of them rather than once per step of each. A walk longer than one step
+/// writes the tagged id into its starting node, so later walks through it stop early
+/// (a node may hold its component's tagged id as well as a parent: both lead to the
+/// same id).
 template <int N>
 __device__ __forceinline__ void uf_find_ids(uint32_t* labels, const uint32_t (&label)[N],
                                             uint32_t (&id)[N]) {

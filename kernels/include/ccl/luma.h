@@ -20,8 +20,8 @@ CCL_HD uint32_t bt601_luma(uint32_t r, uint32_t g, uint32_t b) {
 }
 
 /// Luma readers, one per layout of the first plane: GPU kernels are compiled once per
-/// layout (with_luma), so that their per-pixel code carries no switch over formats. Values are in the format's own range (0..65535 for GRAY16_LE, 0..255
-/// otherwise).
+/// layout (with_luma), so that their per-pixel code carries no switch over formats.
+/// Values are in the format's own range (0..65535 for GRAY16_LE, 0..255 otherwise).
 struct Luma8 {  // GRAY8, and the Y plane of NV12 / I420
   CCL_HD static uint32_t at(const uint8_t* row, int x) { return row[x]; }
 };
