@@ -342,6 +342,38 @@ __device__ __forceinline__ PartialSums row_sums(const PartialSums& part, bool ha
   return {packed & 0x7ffu, packed >> 11, sum_cc, c_min, c_max};
 }
 
+/// Warp-collective: the output labels of one row's kFeatureTileColumns columns from
+/// x0 on, given each lane's 32 bits and its pieces' ids (kPieceSlots apart). Each
+/// step, lane l writes four columns (4 (l % 8) on) of the half of lane 4 i + l / 8, so
+/// the warp stores 512 contiguous bytes with one 16-byte store per lane. Needs a
+/// width that is a multiple of 4 (16-byte aligned rows).
+__device__ __forceinline__ void write_row_labels(uint32_t bits, const uint32_t* ids,
+                                                 uint32_t* row, uint32_t x0, int width) {
+  const int lane = threadIdx.x;
+  const int c0 = 4 * (lane % 8);
+  const uint32_t at_or_before = 0xffffffffu >> (31 - c0);
+  for (int i = 0; i < kWarpSize / 4; ++i) {
+    const int first = int(x0) + kLaneColumns * 4 * i;  // the step's first column
+    if (first >= width) break;  // the same for the whole warp
+    const int src = 4 * i + lane / 8;
+    const uint32_t b = __shfl_sync(kFullWarp, bits, src) >> c0;
+    const uint32_t starts = run_starts(__shfl_sync(kFullWarp, bits, src), false);
+    const uint32_t* piece = ids + src * kPieceSlots;
+    // A foreground column has a run start at or before it in its half: p >= 0 there.
+    int p = __popc(starts & at_or_before) - 1;
+    uint4 v;
+    v.x = b & 1 ? piece[p] & ~kSoloTag : 0u;
+    p += (starts >> (c0 + 1)) & 1;
+    v.y = b & 2 ? piece[p] & ~kSoloTag : 0u;
+    p += (starts >> (c0 + 2)) & 1;
+    v.z = b & 4 ? piece[p] & ~kSoloTag : 0u;
+    p += (starts >> (c0 + 3)) & 1;
+    v.w = b & 8 ? piece[p] & ~kSoloTag : 0u;
+    const int x = int(x0) + kLaneColumns * src + c0;
+    if (x < width) *reinterpret_cast<uint4*>(row + x) = v;
+  }
+}
+
 /// The features pass. A block takes tiles of kFeatureTileRows rows of
 /// kFeatureTileColumns columns, a warp a row of the tile and a lane 32 columns (half a
 /// mask word), and works with thread-level bit operations on them (a lane per pixel
@@ -467,6 +499,10 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
 
     if constexpr (kWriteLabels) {
       __syncwarp();  // the piece ids
+      if (geo.width % 4 == 0) {
+        if (y < geo.height) write_row_labels(bits, piece_ids[warp], out + size_t(y) * geo.width,
+                                             x0, geo.width);
+      } else {
       // Lane l writes column l of both halves of each word; a pixel's piece is the
       // number of run starts at or before it in its half.
       const uint32_t at_or_before = 0xffffffffu >> (31 - lane);
@@ -485,6 +521,7 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
             (hi >> lane) & 1 ? ids[kPieceSlots + max(piece_hi, 0)] & ~kSoloTag : 0u;
         if (lane < columns) out[to + uint32_t(lane)] = label_lo;
         if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
+      }
       }
     }
     __syncthreads();  // the tile's sums are complete; the next tile rewrites piece ids
