@@ -5,7 +5,8 @@
 //   ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N]
 //             [--sizes 1920x1080,...] [--densities 0.1,0.5,...] [--granularities 1,4,16]
 //             [--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features]
-//             [--check-limit PIXELS] [--no-real] [--no-graphs] [--anchors PATH]
+//             [--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain]
+//             [--anchors PATH]
 //             [--device N]
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ struct Config {
   int64_t check_limit = int64_t(2048) * 2048;
   bool real = true;
   bool graphs = true;  // ccl::cuda::Tuning::graphs
+  bool chained = true;  // ccl::cuda::Tuning::chained_launches
   int device = 0;
 };
 
@@ -71,7 +73,7 @@ std::vector<std::string> split(const std::string& s) {
             << "usage: ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N] "
                "[--sizes WxH,...] [--densities D,...] [--granularities G,...] "
                "[--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features] "
-               "[--check-limit PIXELS] [--no-real] [--no-graphs] [--anchors PATH] "
+               "[--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain] [--anchors PATH] "
                "[--device N]\n";
   std::exit(2);
 }
@@ -93,6 +95,7 @@ Config parse_args(int argc, char** argv) {
     else if (a == "--device") c.device = std::stoi(value());
     else if (a == "--no-real") c.real = false;
     else if (a == "--no-graphs") c.graphs = false;
+    else if (a == "--no-chain") c.chained = false;
     else if (a == "--sizes") {
       for (const std::string& s : split(value())) {
         Size z{};
@@ -192,6 +195,7 @@ class Bench {
         engine_(config.device) {
     ccl::cuda::Tuning tuning = engine_.tuning();
     tuning.graphs = config.graphs;
+    tuning.chained_launches = config.chained;
     engine_.set_tuning(tuning);
   }
 
@@ -310,10 +314,12 @@ int main(int argc, char** argv) {
         bench::AnchorTable::load(config.anchors.empty() ? default_anchors_path() : config.anchors);
     const std::string device = device_description(config.device);
     const double copy_gbs = bench::copy_bandwidth_gbs(size_t(2) << 30, 20);
-    std::printf("device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\ngraphs: %s\n",
-                device.c_str(), copy_gbs, config.graphs ? "on" : "off");
+    std::printf(
+        "device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\ngraphs: %s\nchained "
+        "launches: %s\n",
+        device.c_str(), copy_gbs, config.graphs ? "on" : "off", config.chained ? "on" : "off");
 
-    bench::CsvReport csv(config.csv, device, copy_gbs, config.graphs);
+    bench::CsvReport csv(config.csv, device, copy_gbs, config.graphs, config.chained);
     bench::Summary summary;
     Bench bench(config, anchors, csv, summary);
 

@@ -32,7 +32,7 @@ std::string case_name(const CaseResult& r) {
 }
 
 CsvReport::CsvReport(const std::string& path, const std::string& device, double copy_gbs,
-                     bool graphs)
+                     bool graphs, bool chained)
     : out_(path), copy_gbs_(copy_gbs) {
   if (!out_) throw ccl::Error("cannot write " + path);
   out_ << "# device: " << device << "\n"
@@ -42,6 +42,7 @@ CsvReport::CsvReport(const std::string& path, const std::string& device, double 
           "labeling_staged = the same with events between the stages (no graph); total = "
           "events around enqueue with the table copy; host = wall clock of enqueue + finish\n"
        << "# graphs: " << (graphs ? "on" : "off") << "\n"
+       << "# chained launches: " << (chained ? "on" : "off") << "\n"
        << "image,width,height,density,granularity,algorithm,connectivity,mode,check,"
           "components,labeling_min_us,labeling_med_us,total_min_us,total_med_us,"
           "threshold_med_us,local_med_us,merge_med_us,analysis_med_us,copy_med_us,"

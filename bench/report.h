@@ -36,7 +36,8 @@ struct CaseResult {
 
 class CsvReport {
  public:
-  CsvReport(const std::string& path, const std::string& device, double copy_gbs, bool graphs);
+  CsvReport(const std::string& path, const std::string& device, double copy_gbs, bool graphs,
+            bool chained);
   void add(const CaseResult& r);
 
  private:

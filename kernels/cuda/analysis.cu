@@ -8,6 +8,7 @@
 #include <cstring>
 #include <cub/block/block_scan.cuh>
 
+#include "chain.h"
 #include "check.h"
 #include "moments.cuh"
 #include "segments.cuh"
@@ -217,6 +218,7 @@ __global__ void __launch_bounds__(kWordBlock)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
                         long long words, uint64_t* status, const uint32_t* published,
                         Component* table, FrameInfo* info) {
+  wait_for_previous_grid();
   using Scan = cub::BlockScan<uint32_t, kWordBlock>;
   __shared__ typename Scan::TempStorage temp;
   __shared__ uint32_t block_prefix;
@@ -260,6 +262,7 @@ __global__ void __launch_bounds__(kWordBlock)
                          table + block_prefix + warp_first + first,
                          min(warp_roots - first, uint32_t(kWarpSize)));
   }
+  allow_next_grid();
 }
 
 /// Resident blocks per SM the features pass is compiled for: a block's 38 KB of
@@ -393,6 +396,7 @@ template <bool kWriteLabels>
 __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPerSm)
     features_kernel(FrameGeometry geo, const uint32_t* mask, uint32_t* labels, uint32_t* out,
                     Component* table, long long tiles, int tile_columns) {
+  wait_for_previous_grid();
   __shared__ Moments block_sums[kFeatureTileRows];
   __shared__ uint32_t block_ids[kFeatureTileRows];
   __shared__ uint32_t piece_ids[kFeatureTileRows][kWarpSize * kPieceSlots];
@@ -544,6 +548,7 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
       sum.atomic_add_to(table[cid - 1]);
     }
   }
+  allow_next_grid();
 }
 
 /// Finishes the table (width/height from the accumulated maxima) and copies it into
@@ -554,6 +559,7 @@ __global__ void __launch_bounds__(kWordBlock)
     publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
                    Component* host_table, uint32_t host_capacity, HostHeader* header,
                    uint32_t* published) {
+  wait_for_previous_grid();
   __shared__ EntryStaging staging[kWordBlock / kWarpSize];
   const uint32_t n = info->count;
   const int lane = threadIdx.x % kWarpSize;
@@ -627,41 +633,32 @@ void Analysis::begin_frame(cudaStream_t stream) {
 }
 
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                      int connectivity, FrameInfo* info, cudaStream_t stream) {
+                      int connectivity, FrameInfo* info, cudaStream_t stream, bool chained) {
   const long long words = (long long)geo.mask_words();
-  if (connectivity == 4)
-    number_roots_kernel<4><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, status_.get(), epoch_.get(), table_.get(), info);
-  else
-    number_roots_kernel<8><<<count_blocks_, kWordBlock, 0, stream>>>(
-        geo, mask, labels, words, status_.get(), epoch_.get(), table_.get(), info);
-  check_launch("number_roots_kernel");
+  launch("number_roots_kernel", connectivity == 4 ? number_roots_kernel<4> : number_roots_kernel<8>,
+         count_blocks_, kWordBlock, stream, chained, geo, mask, labels, words, status_.get(),
+         epoch_.get(), table_.get(), info);
 }
 
 void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                       uint32_t* out, cudaStream_t stream) {
+                       uint32_t* out, cudaStream_t stream, bool chained) {
   const int tile_columns = int(ceil_div(size_t(geo.width), kFeatureTileColumns));
   const long long tiles = (long long)tile_columns * ceil_div(size_t(geo.height), kFeatureTileRows);
-  const dim3 block(kWarpSize, kFeatureTileRows);
   // Up to a few tiles per block: blocks that loop keep their hot component's sums
   // across tiles, and with more blocks than fit at once the scheduler balances them.
   const unsigned blocks = unsigned(std::min<long long>(tiles, 4ll * feature_blocks_));
   // Little-endian: a word's lower half (columns 0-31) comes first.
   const uint32_t* halves = reinterpret_cast<const uint32_t*>(mask);
-  if (out)
-    features_kernel<true><<<blocks, block, 0, stream>>>(geo, halves, labels, out, table_.get(),
-                                                        tiles, tile_columns);
-  else
-    features_kernel<false><<<blocks, block, 0, stream>>>(geo, halves, labels, nullptr,
-                                                         table_.get(), tiles, tile_columns);
-  check_launch("features_kernel");
+  launch("features_kernel", out ? features_kernel<true> : features_kernel<false>, blocks,
+         dim3(kWarpSize, kFeatureTileRows), stream, chained, geo, halves, labels, out,
+         table_.get(), tiles, tile_columns);
 }
 
-void Analysis::publish(const FrameInfo* info, int fixed_level, cudaStream_t stream) {
-  publish_kernel<<<publish_blocks_, kWordBlock, 0, stream>>>(
-      info, fixed_level, table_.get(), host_table_.device(), uint32_t(host_table_.capacity()),
-      header_.device(), epoch_.get());
-  check_launch("publish_kernel");
+void Analysis::publish(const FrameInfo* info, int fixed_level, cudaStream_t stream,
+                       bool chained) {
+  launch("publish_kernel", publish_kernel, publish_blocks_, kWordBlock, stream, chained, info,
+         fixed_level, table_.get(), host_table_.device(), uint32_t(host_table_.capacity()),
+         header_.device(), epoch_.get());
 }
 
 void Analysis::read_table(std::vector<Component>& table) {

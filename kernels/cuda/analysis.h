@@ -38,16 +38,17 @@ class Analysis {
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
   /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
   /// started, and N lands in info->count.
+  /// chained, here and below: launched chained to the stream's previous kernel (chain.h).
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-              int connectivity, FrameInfo* info, cudaStream_t stream);
+              int connectivity, FrameInfo* info, cudaStream_t stream, bool chained);
 
   /// Output labels (when `out` is not null) and the features of every component.
   void measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-               uint32_t* out, cudaStream_t stream);
+               uint32_t* out, cudaStream_t stream, bool chained);
 
   /// Finishes the table (bounding boxes) and writes N, the level used and the table
   /// into mapped host memory. fixed_level < 0: the level is Otsu's, from info.
-  void publish(const FrameInfo* info, int fixed_level, cudaStream_t stream);
+  void publish(const FrameInfo* info, int fixed_level, cudaStream_t stream, bool chained);
 
   /// Once the stream has passed publish(): the frame's count, level and table.
   uint32_t count() const { return header_.host()->count; }

@@ -56,7 +56,7 @@ struct GraphKey {
   const void* plane;
   size_t stride;
   int width, height, format;
-  int algorithm, connectivity, mode, threshold, write_labels, wide_windows;
+  int algorithm, connectivity, mode, threshold, write_labels, wide_windows, chained;
 
   GraphKey(const ImageView& image, const Options& o, const Tuning& t) {
     std::memset(static_cast<void*>(this), 0, sizeof(*this));  // padding compares too
@@ -71,6 +71,7 @@ struct GraphKey {
     threshold = o.mode == ThresholdMode::Otsu ? 0 : o.threshold;
     write_labels = o.write_labels;
     wide_windows = o.algorithm == Algorithm::HA && t.ha_wide_windows;
+    chained = t.chained_launches;
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -123,6 +124,7 @@ bool device_usable(int device_id, std::string* why) {
 struct Engine::Impl {
   int device = 0;
   int sm_count = 1;
+  bool can_chain = false;  // compute capability 9.0 or newer (chain.h)
   Tuning tuning;
   int poison = -1;
 
@@ -175,6 +177,9 @@ struct Engine::Impl {
     if (moved) graphs.clear();  // they point at freed memory
   }
 
+  /// Whether this frame's kernels after the first are launched chained (chain.h).
+  bool chained() const { return can_chain && tuning.chained_launches; }
+
   /// Threshold, local labeling, merging and analysis (everything but the table's
   /// hand-over) on stream s.
   void queue_labeling(const ImageView& image, const FrameGeometry& geo, const Options& options,
@@ -183,23 +188,28 @@ struct Engine::Impl {
     mark(kThresholded, s);
     const Foreground fg = make_foreground(image, options, info.get());
     const int conn = options.connectivity;
+    // A stage mark between two kernels (Profiling::Stages) leaves the second one
+    // waiting for the first to finish, as the marks need.
+    const bool chain = chained();
     if (options.algorithm == Algorithm::HA) {
       ha_label_strips(fg, geo, labels.get(), mask.get(), conn, tuning.ha_wide_windows, s);
       mark(kLocal, s);
-      ha_merge_borders(geo, mask.get(), labels.get(), conn, s);
+      ha_merge_borders(geo, mask.get(), labels.get(), conn, s, chain);
     } else {
       ke_initialize(fg, geo, labels.get(), mask.get(), conn, s);
       mark(kLocal, s);
-      ke_compress(geo, labels.get(), s);
+      ke_compress(geo, labels.get(), s, chain);
       // No second compression: the analysis walks only from run starts, and its
       // walks leave ids behind them, so flattening every pixel first costs more than
       // the few longer walks it would save.
-      ke_reduce(geo, mask.get(), labels.get(), conn, s);
+      ke_reduce(geo, mask.get(), labels.get(), conn, s, chain);
     }
     mark(kMerged, s);
-    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s);
+    // The numbering is never chained: launched while the merge or reduction finishes,
+    // frames with many components took up to 40 % longer (PERF_NOTES.md, step 30).
+    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s, false);
     analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
-                     s);
+                     s, chain);
   }
 
   /// The graph to replay for `key`, capturing one when a recent frame had the same key;
@@ -261,6 +271,10 @@ Engine::Engine(int device_id) : impl_(std::make_unique<Impl>()) {
   DeviceScope scope(impl_->device);
   CCL_CUDA_CHECK(
       cudaDeviceGetAttribute(&impl_->sm_count, cudaDevAttrMultiProcessorCount, impl_->device));
+  int major = 0;
+  CCL_CUDA_CHECK(
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, impl_->device));
+  impl_->can_chain = major >= 9;
 }
 
 Engine::~Engine() = default;
@@ -286,7 +300,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   d.remember(key);
   d.mark(kAnalyzed, stream);
   d.analysis.publish(d.info.get(), options.mode == ThresholdMode::Otsu ? -1 : options.threshold,
-                     stream);
+                     stream, d.chained());
   d.mark(kPublished, stream);
   d.done.record(stream);
 

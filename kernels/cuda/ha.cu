@@ -4,6 +4,7 @@
 // form unites runs of adjacent rows that overlap or touch diagonally (segments.cuh).
 #include "ha.h"
 
+#include "chain.h"
 #include "check.h"
 #include "mask_store.cuh"
 #include "segments.cuh"
@@ -130,6 +131,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows)
         labels[to_raster(node)] = to_raster(uf_find(local, node + 1) - 1) + 1;
       }
   }
+  allow_next_grid();
 }
 
 /// Unites the runs of 64-column window `warp` of a strip's first row with those of the
@@ -195,6 +197,7 @@ __global__ void __launch_bounds__(kWarpSize* kWindowWarps)
     ha_merge_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
                     long long windows, unsigned window_blocks, unsigned borders_per_row,
                     long long chunk_tasks) {
+  wait_for_previous_grid();
   if (blockIdx.x < window_blocks) {
     const long long warp = (long long)blockIdx.x * kWindowWarps + threadIdx.y;
     if (warp < windows) merge_strip_window<Connectivity>(geo, mask, labels, warp);
@@ -231,7 +234,7 @@ void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* l
 }
 
 void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                      int connectivity, cudaStream_t stream) {
+                      int connectivity, cudaStream_t stream, bool chained) {
   const long long borders = (geo.height - 1) / kStripRows;  // strips after the first
   const long long windows = borders * geo.words;
   const unsigned borders_per_row = ceil_div(geo.width, kChunkColumns) - 1;
@@ -239,14 +242,9 @@ void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
   const unsigned window_blocks = ceil_div(size_t(windows), kWindowWarps);
   const unsigned blocks = window_blocks + ceil_div(size_t(chunk_tasks), kWarpSize * kWindowWarps);
   if (blocks == 0) return;
-  const dim3 block(kWarpSize, kWindowWarps);
-  if (connectivity == 4)
-    ha_merge_kernel<4><<<blocks, block, 0, stream>>>(geo, mask, labels, windows, window_blocks,
-                                                     borders_per_row, chunk_tasks);
-  else
-    ha_merge_kernel<8><<<blocks, block, 0, stream>>>(geo, mask, labels, windows, window_blocks,
-                                                     borders_per_row, chunk_tasks);
-  check_launch("ha_merge_kernel");
+  launch("ha_merge_kernel", connectivity == 4 ? ha_merge_kernel<4> : ha_merge_kernel<8>, blocks,
+         dim3(kWarpSize, kWindowWarps), stream, chained, geo, mask, labels, windows,
+         window_blocks, borders_per_row, chunk_tasks);
 }
 
 }  // namespace ccl::cuda

@@ -18,7 +18,8 @@ void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* l
                      uint64_t* mask, int connectivity, bool wide_windows, cudaStream_t stream);
 
 /// Unites the runs that touch across the borders between strips and between chunks.
+/// chained: launched chained to the stream's previous kernel (chain.h).
 void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                     int connectivity, cudaStream_t stream);
+                      int connectivity, cudaStream_t stream, bool chained);
 
 }  // namespace ccl::cuda

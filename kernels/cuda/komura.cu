@@ -4,6 +4,7 @@
 // labeling algorithms" (IPAS 2018), algorithms 3 and 4.
 #include "komura.h"
 
+#include "chain.h"
 #include "check.h"
 #include "mask_store.cuh"
 #include "segments.cuh"
@@ -57,6 +58,7 @@ __global__ void __launch_bounds__(kWarpSize* kTileRows)
     if (lane == 0) rows[0] = halo;
   }
   __syncthreads();
+  allow_next_grid();  // the little left to do overlaps the next kernel's launch
 
   const int x = x0 + lane;
   if (y >= geo.height || x >= geo.width) return;
@@ -81,6 +83,7 @@ __global__ void __launch_bounds__(kWarpSize* kTileRows)
 }
 
 __global__ void __launch_bounds__(kWordBlock) ke_compress_kernel(uint32_t* labels, uint32_t n) {
+  wait_for_previous_grid();
   const uint32_t i = blockIdx.x * kWordBlock + threadIdx.x;
   if (i >= n) return;
   const uint32_t label = labels[i];
@@ -98,6 +101,7 @@ __global__ void __launch_bounds__(kWordBlock) ke_compress_kernel(uint32_t* label
 template <int Connectivity>
 __global__ void __launch_bounds__(kWordBlock)
     ke_reduce_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, long long words) {
+  wait_for_previous_grid();
   const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
   if (t >= words) return;
   const int y = int(t / geo.words) + 1;
@@ -140,22 +144,18 @@ void ke_initialize(const Foreground& fg, const FrameGeometry& geo, uint32_t* lab
   check_launch("ke_init_kernel");
 }
 
-void ke_compress(const FrameGeometry& geo, uint32_t* labels, cudaStream_t stream) {
-  ke_compress_kernel<<<ceil_div(geo.pixels(), kWordBlock), kWordBlock, 0, stream>>>(
-      labels, uint32_t(geo.pixels()));
-  check_launch("ke_compress_kernel");
+void ke_compress(const FrameGeometry& geo, uint32_t* labels, cudaStream_t stream, bool chained) {
+  launch("ke_compress_kernel", ke_compress_kernel, ceil_div(geo.pixels(), kWordBlock), kWordBlock,
+         stream, chained, labels, uint32_t(geo.pixels()));
 }
 
 void ke_reduce(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-               int connectivity, cudaStream_t stream) {
+               int connectivity, cudaStream_t stream, bool chained) {
   const long long words = (long long)(geo.height - 1) * geo.words;
   if (words == 0) return;
   const unsigned blocks = ceil_div(size_t(words), kWordBlock);
-  if (connectivity == 4)
-    ke_reduce_kernel<4><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels, words);
-  else
-    ke_reduce_kernel<8><<<blocks, kWordBlock, 0, stream>>>(geo, mask, labels, words);
-  check_launch("ke_reduce_kernel");
+  launch("ke_reduce_kernel", connectivity == 4 ? ke_reduce_kernel<4> : ke_reduce_kernel<8>, blocks,
+         kWordBlock, stream, chained, geo, mask, labels, words);
 }
 
 }  // namespace ccl::cuda

@@ -17,11 +17,12 @@ namespace ccl::cuda {
 void ke_initialize(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
                    uint64_t* mask, int connectivity, cudaStream_t stream);
 
-/// Points every pixel straight at its root (Komura's "analysis").
-void ke_compress(const FrameGeometry& geo, uint32_t* labels, cudaStream_t stream);
+/// Points every pixel straight at its root (Komura's "analysis"). chained: launched
+/// chained to the stream's previous kernel (chain.h).
+void ke_compress(const FrameGeometry& geo, uint32_t* labels, cudaStream_t stream, bool chained);
 
-/// Unites the trees that initialization left apart.
+/// Unites the trees that initialization left apart. chained: as ke_compress.
 void ke_reduce(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-               int connectivity, cudaStream_t stream);
+               int connectivity, cudaStream_t stream, bool chained);
 
 }  // namespace ccl::cuda

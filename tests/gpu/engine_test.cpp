@@ -94,6 +94,19 @@ TEST(GpuEngine, FollowsFrameSizeChanges) {
     }
 }
 
+// Taller than one launch's grid of HA strips (65535 strips of 4 rows) and of any
+// kernel whose grid counts rows: every row must still be labeled and merged.
+TEST(GpuEngine, FramesTallerThanOneGridOfStrips) {
+  CCL_REQUIRE_DEVICE();
+  const test::Frame frame =
+      test::make_frame(random_image(3, 270001, 0.5, 1, 31), PixelFormat::Gray8);
+  for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+    for (int conn : {4, 8}) {
+      const Options options = make_options(algorithm, conn, ThresholdMode::Above);
+      expect_matches(frame.view, options, reference(frame.view, options), "3x270001");
+    }
+}
+
 TEST(GpuEngine, FixedLevelsAtTheEdgesOfTheRange) {
   CCL_REQUIRE_DEVICE();
   const test::GrayImage image = gray_levels(333, 217, 5);

@@ -55,6 +55,11 @@ struct Tuning {
   /// buffers of a pool each get one), which saves a launch per kernel on the device and
   /// on the host; false: every kernel is launched on its own each frame.
   bool graphs = true;
+  /// Launches each labeling kernel after the first chained to the one before it
+  /// (programmatic dependent launch, devices of compute capability 9.0 and newer), so
+  /// that its launch overlaps the end of the previous kernel; ignored on older
+  /// devices. false: each kernel is launched once the previous one has finished.
+  bool chained_launches = true;
 };
 
 /// Labels frames already in device memory. Owns its scratch memory, sized on the
