@@ -94,8 +94,8 @@ TEST(GpuEngine, FollowsFrameSizeChanges) {
     }
 }
 
-// Taller than one launch's grid of HA strips (65535 strips of 4 rows) and of any
-// kernel whose grid counts rows: every row must still be labeled and merged.
+// More than 65535 HA strips of 4 rows, the most a grid's y dimension holds: a launch
+// that counted strips or rows in y would leave rows unlabeled here.
 TEST(GpuEngine, FramesTallerThanOneGridOfStrips) {
   CCL_REQUIRE_DEVICE();
   const test::Frame frame =
