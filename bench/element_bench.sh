@@ -52,7 +52,9 @@ for e in imagefreeze cudaupload cudadownload; do
   gst-inspect-1.0 "$e" >/dev/null 2>&1 || { echo "element_bench: element $e missing from the runtime" >&2; exit 1; }
 done
 have_tracer=0
-GST_TRACERS=latency GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -q fakesrc num-buffers=1 ! fakesink 2>&1 | grep -q latency && have_tracer=1 || true
+# Read whole before grep: grep -q quitting early would fail the pipe (pipefail).
+tracer_probe=$(GST_TRACERS=latency GST_DEBUG=GST_TRACER:7 gst-launch-1.0 -q fakesrc num-buffers=1 ! fakesink 2>&1 || true)
+grep -q latency <<<"$tracer_probe" && have_tracer=1
 
 # source SIZE PATTERN N: N frames of one test-pattern frame, NV12 (what decoders give).
 source_of() {

@@ -23,10 +23,11 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 }
 
 /// Where a block's work ends, in a kernel that another follows chained: once every
-/// block has called it (or exited), the next kernel may be scheduled. Calling it at a
-/// block's start instead would let the next kernel's waiting blocks take SM slots
-/// that this kernel's later blocks need (measured, PERF_NOTES.md step 21). Only the
-/// timing depends on it: the next kernel waits for this one's completion anyway.
+/// block has called it (or exited), the next kernel may be scheduled. A block counts
+/// from the first call by any of its threads, so the call sits where the block's work
+/// is done or nearly so; called at the blocks' start (PERF_NOTES.md step 21), frames
+/// with many components got slower. Only the timing depends on it: the next kernel
+/// waits for this one's completion and memory anyway.
 __device__ __forceinline__ void allow_next_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
