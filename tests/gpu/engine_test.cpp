@@ -107,6 +107,40 @@ TEST(GpuEngine, FramesTallerThanOneGridOfStrips) {
     }
 }
 
+// Chained launches (on by default where the device has them) and launches one after
+// the other must give the same frames: each chained kernel waits for its predecessor
+// before touching memory. Many small components (d=0.3, g=1) keep every kernel busy
+// while the next one is being scheduled. Profiling off chains publish too, Labeling
+// puts an event before it, Stages launches without a graph and with events between
+// the stages; the third frame of each setting replays a graph where there is one.
+TEST(GpuEngine, ChainedAndUnchainedLaunchesAgree) {
+  CCL_REQUIRE_DEVICE();
+  const test::Frame frame =
+      test::make_frame(random_image(1920, 1080, 0.3, 1, 41), PixelFormat::Gray8);
+  for (bool chained : {true, false})
+    for (cuda::Profiling profiling :
+         {cuda::Profiling::Off, cuda::Profiling::Labeling, cuda::Profiling::Stages}) {
+      cuda::Engine own;
+      own.set_poison_byte(0x6B);
+      cuda::Tuning tuning;
+      tuning.chained_launches = chained;
+      own.set_tuning(tuning);
+      own.set_profiling(profiling);
+      for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+        for (int conn : {4, 8}) {
+          const Options options = make_options(algorithm, conn, ThresholdMode::Above);
+          const Result want = reference(frame.view, options);
+          for (int repeat = 0; repeat < 3; ++repeat) {
+            Result got;
+            own.label_host(frame.view, options, got);
+            EXPECT_EQ(difference(got, want), "")
+                << describe(options) << (chained ? ", chained" : ", unchained")
+                << ", profiling " << int(profiling) << ", frame " << repeat;
+          }
+        }
+    }
+}
+
 TEST(GpuEngine, FixedLevelsAtTheEdgesOfTheRange) {
   CCL_REQUIRE_DEVICE();
   const test::GrayImage image = gray_levels(333, 217, 5);
