@@ -377,6 +377,32 @@ __device__ __forceinline__ void write_row_labels(uint32_t bits, const uint32_t* 
   }
 }
 
+/// The same for any width, a 4-byte store per pixel: lane l writes column l of both
+/// halves of each word; its base is the raster index of its first column and
+/// `remaining` the row's columns from there on (0 outside the frame).
+__device__ __forceinline__ void write_row_labels_any_width(uint32_t bits, const uint32_t* ids,
+                                                           uint32_t* out, uint32_t base,
+                                                           int remaining) {
+  const int lane = threadIdx.x;
+  // A pixel's piece is the number of run starts at or before it in its half.
+  const uint32_t at_or_before = 0xffffffffu >> (31 - lane);
+  for (int j = 0; j < kWarpSize; j += 2) {
+    const int columns = __shfl_sync(kFullWarp, remaining, j);
+    if (columns <= 0) break;  // past the row's last word, as are the lanes after j
+    const uint32_t to = __shfl_sync(kFullWarp, base, j);
+    const uint32_t lo = __shfl_sync(kFullWarp, bits, j);
+    const uint32_t hi = __shfl_sync(kFullWarp, bits, j + 1);
+    const uint32_t* piece = ids + j * kPieceSlots;
+    const int piece_lo = __popc(run_starts(lo, false) & at_or_before) - 1;
+    const int piece_hi = __popc(run_starts(hi, false) & at_or_before) - 1;
+    const uint32_t label_lo = (lo >> lane) & 1 ? piece[max(piece_lo, 0)] & ~kSoloTag : 0u;
+    const uint32_t label_hi =
+        (hi >> lane) & 1 ? piece[kPieceSlots + max(piece_hi, 0)] & ~kSoloTag : 0u;
+    if (lane < columns) out[to + uint32_t(lane)] = label_lo;
+    if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
+  }
+}
+
 /// The features pass. A block takes tiles of kFeatureTileRows rows of
 /// kFeatureTileColumns columns, a warp a row of the tile and a lane 32 columns (half a
 /// mask word), and works with thread-level bit operations on them (a lane per pixel
@@ -504,28 +530,11 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
     if constexpr (kWriteLabels) {
       __syncwarp();  // the piece ids
       if (geo.width % 4 == 0) {
-        if (y < geo.height) write_row_labels(bits, piece_ids[warp], out + size_t(y) * geo.width,
-                                             x0, geo.width);
+        if (y < geo.height)
+          write_row_labels(bits, piece_ids[warp], out + size_t(y) * geo.width, x0, geo.width);
       } else {
-      // Lane l writes column l of both halves of each word; a pixel's piece is the
-      // number of run starts at or before it in its half.
-      const uint32_t at_or_before = 0xffffffffu >> (31 - lane);
-      const int remaining = inside ? geo.width - int(x) : 0;  // columns from x on
-      for (int j = 0; j < kWarpSize; j += 2) {
-        const int columns = __shfl_sync(kFullWarp, remaining, j);
-        if (columns <= 0) break;  // past the row's last word, as are the lanes after j
-        const uint32_t to = __shfl_sync(kFullWarp, base, j);
-        const uint32_t lo = __shfl_sync(kFullWarp, bits, j);
-        const uint32_t hi = __shfl_sync(kFullWarp, bits, j + 1);
-        const uint32_t* ids = piece_ids[warp] + j * kPieceSlots;
-        const int piece_lo = __popc(run_starts(lo, false) & at_or_before) - 1;
-        const int piece_hi = __popc(run_starts(hi, false) & at_or_before) - 1;
-        const uint32_t label_lo = (lo >> lane) & 1 ? ids[max(piece_lo, 0)] & ~kSoloTag : 0u;
-        const uint32_t label_hi =
-            (hi >> lane) & 1 ? ids[kPieceSlots + max(piece_hi, 0)] & ~kSoloTag : 0u;
-        if (lane < columns) out[to + uint32_t(lane)] = label_lo;
-        if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
-      }
+        write_row_labels_any_width(bits, piece_ids[warp], out, base,
+                                   inside ? geo.width - int(x) : 0);
       }
     }
     __syncthreads();  // the tile's sums are complete; the next tile rewrites piece ids
