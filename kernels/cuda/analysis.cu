@@ -285,8 +285,10 @@ constexpr int kFeatureTileSlots = 512;
 /// tile's corner (at most 8192 pixels with dx < 1024 and dy < 8: every sum stays
 /// 32-bit), so that a small component spanning the tile's rows reaches the table with
 /// one set of atomics rather than one per row. A component takes slot
-/// id % kFeatureTileSlots when that slot is free or already its own; otherwise its
-/// sums go straight to the table.
+/// id % kFeatureTileSlots, or the slot half the table away, whichever is free or
+/// already its own first; when both belong to others its sums go straight to the
+/// table. Slots are not given back within a tile, so a component finds the same slot
+/// for all its pieces.
 struct TileSums {
   uint32_t id[kFeatureTileSlots];
   uint32_t count[kFeatureTileSlots], sum_dx[kFeatureTileSlots], sum_dxx[kFeatureTileSlots];
@@ -302,9 +304,15 @@ struct TileSums {
   /// One row's pieces (dx relative to the tile) of component `cid`; false when its
   /// slot belongs to another component.
   __device__ bool add(uint32_t cid, const PartialSums& row, uint32_t dy) {
-    const int s = int(cid & (kFeatureTileSlots - 1));
-    const uint32_t owner = atomicCAS(&id[s], 0u, cid);
-    if (owner != 0 && owner != cid) return false;
+    int s = int(cid & (kFeatureTileSlots - 1));
+    uint32_t owner = atomicCAS(&id[s], 0u, cid);
+    if (owner != 0 && owner != cid) {
+      // A second slot half the table away: a tile's ids come in runs of consecutive
+      // ids (one per row), so the next slot is most often a neighbour's own.
+      s = (s + kFeatureTileSlots / 2) & (kFeatureTileSlots - 1);
+      owner = atomicCAS(&id[s], 0u, cid);
+      if (owner != 0 && owner != cid) return false;
+    }
     atomicAdd(&count[s], row.count);
     atomicAdd(&sum_dx[s], row.sum_c);
     atomicAdd(&sum_dxx[s], row.sum_cc);
