@@ -650,10 +650,13 @@ void Analysis::begin_frame(cudaStream_t stream) {
 }
 
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                      int connectivity, FrameInfo* info, cudaStream_t stream, bool chained) {
+                      int connectivity, FrameInfo* info, cudaStream_t stream) {
   const long long words = (long long)geo.mask_words();
+  // Not chained: chained after the merge, frames with many components took up to 40 %
+  // longer; with the merge's blocks triggering after a barrier that loss went, but 4K
+  // frames lost 1-5 % (PERF_NOTES.md, steps 34-35).
   launch("number_roots_kernel", connectivity == 4 ? number_roots_kernel<4> : number_roots_kernel<8>,
-         count_blocks_, kWordBlock, stream, chained, geo, mask, labels, words, status_.get(),
+         count_blocks_, kWordBlock, stream, false, geo, mask, labels, words, status_.get(),
          epoch_.get(), table_.get(), info);
 }
 

@@ -37,10 +37,12 @@ class Analysis {
 
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
   /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
-  /// started, and N lands in info->count.
-  /// chained, here and below: launched chained to the stream's previous kernel (chain.h).
+  /// started, and N lands in info->count. Never launched chained (analysis.cu says why).
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-              int connectivity, FrameInfo* info, cudaStream_t stream, bool chained);
+              int connectivity, FrameInfo* info, cudaStream_t stream);
+
+  /// chained, here and in publish(): launched chained to the stream's previous kernel
+  /// (chain.h).
 
   /// Output labels (when `out` is not null) and the features of every component.
   void measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,

@@ -49,8 +49,9 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
   config.stream = stream;
   config.attrs = &attribute;
   config.numAttrs = chained ? 1 : 0;
+  // The call itself reports the launch's configuration errors (check_launch's job
+  // after <<<>>>); execution errors surface at the next synchronizing call.
   check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name);
-  check_launch(name);
 }
 
 }  // namespace ccl::cuda

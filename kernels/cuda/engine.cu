@@ -205,10 +205,7 @@ struct Engine::Impl {
       ke_reduce(geo, mask.get(), labels.get(), conn, s, chain);
     }
     mark(kMerged, s);
-    // The numbering is not chained: chained after the merge, frames with many
-    // components took up to 40 % longer; with the merge's blocks triggering after a
-    // barrier that loss went, but 4K frames lost 1-5 % (PERF_NOTES.md, steps 34-35).
-    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s, false);
+    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s);
     analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
                      s, chain);
   }

@@ -55,10 +55,12 @@ struct Tuning {
   /// buffers of a pool each get one), which saves a launch per kernel on the device and
   /// on the host; false: every kernel is launched on its own each frame.
   bool graphs = true;
-  /// Launches each labeling kernel after the first chained to the one before it
-  /// (programmatic dependent launch, devices of compute capability 9.0 and newer), so
-  /// that its launch overlaps the end of the previous kernel; ignored on older
-  /// devices. false: each kernel is launched once the previous one has finished.
+  /// Launches the merge (KE: compression and reduction), the features pass and the
+  /// table's hand-over chained to the kernel before each (programmatic dependent
+  /// launch, devices of compute capability 9.0 and newer), so that its launch overlaps
+  /// the end of the previous kernel; ignored on older devices. The first kernel and the
+  /// numbering are never chained. false: each kernel is launched once the previous one
+  /// has finished.
   bool chained_launches = true;
 };
 
