@@ -358,6 +358,10 @@ __device__ __forceinline__ PartialSums row_sums(const PartialSums& part, bool ha
 /// step, lane l writes four columns (4 (l % 8) on) of the half of lane 4 i + l / 8, so
 /// the warp stores 512 contiguous bytes with one 16-byte store per lane. Needs a
 /// width that is a multiple of 4 (16-byte aligned rows).
+/// Output labels are stored evict-first (__stcs, here and in the any-width loop):
+/// nothing reads them again on the device this frame, and at 3840x2160 the output and
+/// the forest (33 MB each) do not fit L2 together, so the forest, the mask and the
+/// table keep their lines.
 __device__ __forceinline__ void write_row_labels(uint32_t bits, const uint32_t* ids,
                                                  uint32_t* row, uint32_t x0, int width) {
   const int lane = threadIdx.x;
@@ -367,8 +371,9 @@ __device__ __forceinline__ void write_row_labels(uint32_t bits, const uint32_t* 
     const int first = int(x0) + kLaneColumns * 4 * i;  // the step's first column
     if (first >= width) break;  // the same for the whole warp
     const int src = 4 * i + lane / 8;
-    const uint32_t b = __shfl_sync(kFullWarp, bits, src) >> c0;
-    const uint32_t starts = run_starts(__shfl_sync(kFullWarp, bits, src), false);
+    const uint32_t word = __shfl_sync(kFullWarp, bits, src);
+    const uint32_t b = word >> c0;
+    const uint32_t starts = run_starts(word, false);
     const uint32_t* piece = ids + src * kPieceSlots;
     // A foreground column has a run start at or before it in its half: p >= 0 there.
     int p = __popc(starts & at_or_before) - 1;
@@ -381,7 +386,7 @@ __device__ __forceinline__ void write_row_labels(uint32_t bits, const uint32_t* 
     p += (starts >> (c0 + 3)) & 1;
     v.w = b & 8 ? piece[p] & ~kSoloTag : 0u;
     const int x = int(x0) + kLaneColumns * src + c0;
-    if (x < width) *reinterpret_cast<uint4*>(row + x) = v;
+    if (x < width) __stcs(reinterpret_cast<uint4*>(row + x), v);
   }
 }
 
@@ -406,8 +411,8 @@ __device__ __forceinline__ void write_row_labels_any_width(uint32_t bits, const 
     const uint32_t label_lo = (lo >> lane) & 1 ? piece[max(piece_lo, 0)] & ~kSoloTag : 0u;
     const uint32_t label_hi =
         (hi >> lane) & 1 ? piece[kPieceSlots + max(piece_hi, 0)] & ~kSoloTag : 0u;
-    if (lane < columns) out[to + uint32_t(lane)] = label_lo;
-    if (lane + 32 < columns) out[to + uint32_t(lane) + 32] = label_hi;
+    if (lane < columns) __stcs(out + to + uint32_t(lane), label_lo);
+    if (lane + 32 < columns) __stcs(out + to + uint32_t(lane) + 32, label_hi);
   }
 }
 
