@@ -23,6 +23,11 @@ __device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
   return top == kCols ? run + kCols : uint32_t(top);
 }
 
+/// Resident strip blocks per SM the kernel is compiled for: 16 blocks of 128 threads
+/// fill an SM when a thread takes at most 32 registers (left to itself, the compiler
+/// gave the 8-connected 64-column strips 39 once unite_rows dealt out its columns).
+constexpr int kStripBlocksPerSm = 16;
+
 /// One block per chunk of a strip (kStripRows rows, kChunkColumns columns), one warp
 /// per row, walking its part of the row window by window: Hennequin et al. walk whole
 /// rows, which leaves too few warps for a large GPU, so chunks are cut and their
@@ -34,7 +39,7 @@ __device__ __forceinline__ uint32_t carried_run(Word bits, uint32_t run) {
 /// the end every node is written to the label image pointing straight at its chunk
 /// root: later finds start one step from a root.
 template <int Connectivity, class Word, class Luma>
-__global__ void __launch_bounds__(kWarpSize* kStripRows)
+__global__ void __launch_bounds__(kWarpSize* kStripRows, kStripBlocksPerSm)
     ha_strip_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
                     unsigned chunks) {
   constexpr int kCols = WindowBits<Word>::kColumns;

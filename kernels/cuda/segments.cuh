@@ -158,18 +158,41 @@ __device__ __forceinline__ void unite_runs_at(const Forest& labels, const RowWin
   }
 }
 
+/// Position of the n-th (from 0) set bit of v, n < popc(v): a binary search on counts.
+__device__ __forceinline__ int nth_set_bit(uint32_t v, int n) {
+  int position = 0;
+#pragma unroll
+  for (int width = 16; width >= 1; width /= 2) {
+    const int below = __popc(v & ((1u << width) - 1));
+    if (n >= below) {
+      n -= below;
+      v >>= width;
+      position += width;
+    }
+  }
+  return position;
+}
+
 /// Unites every pair of touching runs of `cur` (row y) and `up` (row y-1), each at one
-/// column only; the warp's lane l takes columns l and (64-column windows) l + 32.
+/// column only. A 32-column window gives lane l column l. A 64-column window deals its
+/// union columns out one per lane: lanes taking columns l and l + 32 in two passes ran
+/// the union loops twice whenever both halves had unions, each pass with few lanes.
 template <int Connectivity, class Word, class Forest>
 __device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow<Word>& cur,
                                            const RowWindow<Word>& up, int lane) {
   const UnionColumns<Word> columns = union_columns<Connectivity>(cur, up);
   if (columns.all == 0) return;
-#pragma unroll
-  for (int half = 0; half < WindowBits<Word>::kColumns / 32; ++half)
-    if (lane_bit(columns.all, half, lane))
-      unite_runs_at<Connectivity>(labels, cur, up, lane + 32 * half,
-                                  lane_bit(columns.from_cur, half, lane));
+  if constexpr (WindowBits<Word>::kColumns == 32) {
+    if (lane_bit(columns.all, 0, lane))
+      unite_runs_at<Connectivity>(labels, cur, up, lane, lane_bit(columns.from_cur, 0, lane));
+  } else {
+    const uint32_t low = uint32_t(columns.all), high = uint32_t(columns.all >> 32);
+    const int in_low = __popc(low), count = in_low + __popc(high);
+    for (int j = lane; j < count; j += kWarpSize) {
+      const int c = j < in_low ? nth_set_bit(low, j) : 32 + nth_set_bit(high, j - in_low);
+      unite_runs_at<Connectivity>(labels, cur, up, c, bit(columns.from_cur, c));
+    }
+  }
 }
 
 }  // namespace ccl::cuda
