@@ -218,7 +218,6 @@ __global__ void __launch_bounds__(kWordBlock)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
                         long long words, uint64_t* status, const uint32_t* published,
                         Component* table, FrameInfo* info) {
-  wait_for_previous_grid();
   using Scan = cub::BlockScan<uint32_t, kWordBlock>;
   __shared__ typename Scan::TempStorage temp;
   __shared__ uint32_t block_prefix;

@@ -41,10 +41,9 @@ class Analysis {
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
               int connectivity, FrameInfo* info, cudaStream_t stream);
 
+  /// Output labels (when `out` is not null) and the features of every component.
   /// chained, here and in publish(): launched chained to the stream's previous kernel
   /// (chain.h).
-
-  /// Output labels (when `out` is not null) and the features of every component.
   void measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                uint32_t* out, cudaStream_t stream, bool chained);
 

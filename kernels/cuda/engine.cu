@@ -177,7 +177,8 @@ struct Engine::Impl {
     if (moved) graphs.clear();  // they point at freed memory
   }
 
-  /// Whether this frame's kernels after the first are launched chained (chain.h).
+  /// Whether the kernels that Tuning::chained_launches names are launched chained
+  /// (chain.h): the device has it and the tuning asks for it.
   bool chained() const { return can_chain && tuning.chained_launches; }
 
   /// Threshold, local labeling, merging and analysis (everything but the table's
