@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kWarpSize* kStripRows, kStripBlocksPerSm)
       const Word up_bits = row_bits[s & 1][ty - 1];
       const RowWindow<Word> up{up_bits, up_run > 0, base - kChunkColumns - up_run,
                                base - kChunkColumns};
-      unite_rows<Connectivity>(AtomicForest{local}, cur, up, lane);
+      unite_new_runs<Connectivity>(AtomicForest{local}, cur, up, lane);
       up_run = carried_run(up_bits, up_run);
     }
     cur_run = carried_run(bits, cur_run);

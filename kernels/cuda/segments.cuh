@@ -22,6 +22,7 @@ struct WindowBits<uint32_t> {
   static constexpr int kColumns = 32;
   __device__ static int clz(uint32_t v) { return __clz(v); }
   __device__ static int ffs(uint32_t v) { return __ffs(v); }
+  __device__ static int popc(uint32_t v) { return __popc(v); }
 };
 
 template <>
@@ -29,6 +30,7 @@ struct WindowBits<uint64_t> {
   static constexpr int kColumns = 64;
   __device__ static int clz(uint64_t v) { return __clzll(v); }
   __device__ static int ffs(uint64_t v) { return __ffsll(v); }
+  __device__ static int popc(uint64_t v) { return __popcll(v); }
 };
 
 template <class Word>
@@ -173,15 +175,14 @@ __device__ __forceinline__ int nth_set_bit(uint32_t v, int n) {
   return position;
 }
 
-/// Unites every pair of touching runs of `cur` (row y) and `up` (row y-1), each at one
-/// column only. A 32-column window gives lane l column l. A 64-column window deals its
-/// union columns out one per lane: lanes taking columns l and l + 32 in two passes ran
-/// the union loops twice whenever both halves had unions, each pass with few lanes.
+/// Unites the runs of `cur` and `up` that touch at `columns` (union_columns). A
+/// 32-column window gives lane l column l. A 64-column window deals its union
+/// columns out one per lane: lanes taking columns l and l + 32 in two passes ran the
+/// union loops twice whenever both halves had unions, each pass with few lanes.
 template <int Connectivity, class Word, class Forest>
-__device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow<Word>& cur,
-                                           const RowWindow<Word>& up, int lane) {
-  const UnionColumns<Word> columns = union_columns<Connectivity>(cur, up);
-  if (columns.all == 0) return;
+__device__ __forceinline__ void unite_at_columns(const Forest& labels, const RowWindow<Word>& cur,
+                                                 const RowWindow<Word>& up,
+                                                 const UnionColumns<Word>& columns, int lane) {
   if constexpr (WindowBits<Word>::kColumns == 32) {
     if (lane_bit(columns.all, 0, lane))
       unite_runs_at<Connectivity>(labels, cur, up, lane, lane_bit(columns.from_cur, 0, lane));
@@ -192,6 +193,104 @@ __device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow
       const int c = j < in_low ? nth_set_bit(low, j) : 32 + nth_set_bit(high, j - in_low);
       unite_runs_at<Connectivity>(labels, cur, up, c, bit(columns.from_cur, c));
     }
+  }
+}
+
+/// Unites every pair of touching runs of `cur` (row y) and `up` (row y-1), each at one
+/// column only.
+template <int Connectivity, class Word, class Forest>
+__device__ __forceinline__ void unite_rows(const Forest& labels, const RowWindow<Word>& cur,
+                                           const RowWindow<Word>& up, int lane) {
+  const UnionColumns<Word> columns = union_columns<Connectivity>(cur, up);
+  if (columns.all != 0) unite_at_columns<Connectivity>(labels, cur, up, columns, lane);
+}
+
+/// Columns 0 .. n-1 of a window word (n up to the window's width).
+template <class Word>
+__device__ __forceinline__ Word columns_below(int n) {
+  return n >= WindowBits<Word>::kColumns ? ~Word(0) : (Word(1) << n) - 1;
+}
+
+/// Position of the n-th (from 0) set bit of a window word, n < popc(v).
+template <class Word>
+__device__ __forceinline__ int nth_column(Word v, int n) {
+  if constexpr (WindowBits<Word>::kColumns == 32) {
+    return nth_set_bit(v, n);
+  } else {
+    const uint32_t low = uint32_t(v);
+    const int in_low = __popc(low);
+    return n < in_low ? nth_set_bit(low, n) : 32 + nth_set_bit(uint32_t(v >> 32), n - in_low);
+  }
+}
+
+/// Union columns per window above which unite_new_runs unites 8-connected groups
+/// instead of pairs. Below it a window's few pairs cost less than finding the groups
+/// (measured against 8 and 12, PERF_NOTES.md step 46).
+constexpr int kGroupUnionColumns = 4;
+
+/// unite_rows for a `cur` whose runs starting in the window are new roots: HA's strips
+/// create them in the same window step, and only this call and the next row's unions
+/// link them. With 8-connectivity the two rows' pixels fall into groups, the runs of
+/// cur | up (any pixels of neighbouring columns touch), and each group is one
+/// connected piece. A group's anchor is its smallest node: column -1's node of the
+/// row above, else its first run of `up`, else column -1's node of `cur`. The new runs
+/// hang straight under it (one atomicMin, no finds), and only the group's older nodes
+/// are united with it: in a dense window each run touches two or three runs of the
+/// other row, and unite_rows walks both trees for every touching pair.
+template <int Connectivity, class Word, class Forest>
+__device__ __forceinline__ void unite_new_runs(const Forest& forest, const RowWindow<Word>& cur,
+                                               const RowWindow<Word>& up, int lane) {
+  constexpr int kCols = WindowBits<Word>::kColumns;
+  const UnionColumns<Word> columns = union_columns<Connectivity>(cur, up);
+  // Pairs of runs that both come from the left were united where they met before.
+  if (columns.all == 0) return;
+  // 4-connected groups are not the runs of cur | up: pixels of neighbouring columns
+  // touch only within a row.
+  if (Connectivity == 4 || WindowBits<Word>::popc(columns.all) <= kGroupUnionColumns) {
+    unite_at_columns<Connectivity>(forest, cur, up, columns, lane);
+    return;
+  }
+  const Word both = cur.bits | up.bits;
+  const bool up_left_in = up.left && bit(both, 0);
+  const bool cur_left_in = cur.left && bit(both, 0);
+  const Word group_starts = both & ~((both << 1) | Word(cur.left || up.left));
+  const Word fresh = run_starts(cur.bits, cur.left);
+  const Word older = run_starts(up.bits, up.left);
+  const int in_fresh = WindowBits<Word>::popc(fresh);
+  const int in_older = WindowBits<Word>::popc(older);
+  // Column -1's two pixels touch, so their nodes are one tree already when both are.
+  const int count = in_fresh + in_older + int(cur_left_in && !up_left_in);
+
+  // Anchor label (node + 1) of column c's group, 0 if the group has none.
+  auto anchor_of = [&](int c) -> uint32_t {
+    const Word from_start = group_starts & columns_below<Word>(c + 1);
+    const Word after = group_starts & ~columns_below<Word>(c + 1);
+    const bool from_left = from_start == 0;  // the group goes on left of the window
+    if (from_left && up_left_in) return up.left_node + 1;
+    const int first = from_left ? 0 : kCols - 1 - WindowBits<Word>::clz(from_start);
+    const int end = after ? WindowBits<Word>::ffs(after) - 1 : kCols;
+    const Word ups = up.bits & columns_below<Word>(end) & ~columns_below<Word>(first);
+    if (ups) return up.base + uint32_t(WindowBits<Word>::ffs(ups) - 1) + 1;
+    return from_left && cur_left_in ? cur.left_node + 1 : 0;
+  };
+
+  for (int j = lane; j < count; j += kWarpSize) {
+    const bool is_fresh = j < in_fresh;
+    const bool is_left = j == in_fresh + in_older;
+    const int c = is_left ? 0 : nth_column(is_fresh ? fresh : older, is_fresh ? j : j - in_fresh);
+    const uint32_t anchor = anchor_of(c);
+    const uint32_t node = is_fresh  ? cur.base + uint32_t(c) + 1
+                          : is_left ? cur.left_node + 1
+                                    : up.base + uint32_t(c) + 1;
+    if (anchor == 0 || anchor == node) continue;
+    uint32_t other = node;
+    if (is_fresh) {
+      // The next row's unions may have linked the new root already: then its old
+      // parent's tree and the anchor's are joined as well.
+      other = forest.link(node, anchor);
+      if (other == node) continue;
+    }
+    uf_union(forest, other, anchor);
   }
 }
 
