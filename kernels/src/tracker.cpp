@@ -1,0 +1,702 @@
+// The tracker of tracker.h. One update() runs these stages over the frame's components
+// (taken in label order, so that the input order never matters):
+//
+//  1. predict: every live track that is not merged into another moves by its smoothed
+//     velocity times the frames since it was seen; its gate is its predicted box grown
+//     by a margin that widens with speed, size, newness and frames unseen;
+//  2. pair: components go into a uniform grid by bounding box; each gate collects the
+//     components whose boxes it meets, each pair with a cost;
+//  3. match one to one, cheapest pair first (pairs that are each other's best go at
+//     once; only the contested rest is sorted);
+//  4. split: an unmatched component inside the predicted box of a matched track
+//     joins that track's group; the largest part keeps the id, or, when tracks merged
+//     into it are waiting, each part goes to the track whose own motion and size
+//     predict it best; the other parts start new tracks with the parent's id;
+//  5. merge: a track seen in the previous frame that found no component, whose
+//     predicted box meets a matched component grown by about its area, merged into
+//     it; the component keeps the id of the group's largest track, the others wait
+//     merged in it (lost), remembering their own motion;
+//  6. the rest of the components start new tracks; tracks unseen for more than
+//     max_lost frames end.
+//
+// Ties are broken by track id and component label everywhere, so the result depends
+// only on the sequence of component tables.
+#include "ccl/tracker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace ccl {
+
+namespace {
+
+// Weight of a new velocity measurement in the smoothed velocity.
+constexpr double kVelocityGain = 0.5;
+// Gate margins in pixels: a track whose velocity is not known yet (seen once) looks
+// this far around its box, since its object may move faster than its own size.
+constexpr double kMinMargin = 12.0;
+constexpr double kNewMargin = 48.0;
+// Gates widen by half for every frame a track went unseen, at most this much.
+constexpr double kMaxLostWidening = 4.0;
+// Costs: distance to the prediction in gates, plus these weights.
+constexpr double kAreaWeight = 0.5;
+constexpr double kUnseenWeight = 0.1;
+// A merge needs the component to have grown by this share of the lost track's area.
+constexpr double kMergeGrowth = 0.3;
+// Grid cells are at least this wide; a box over more cells than kWideBox is tried
+// against every gate instead of being spread over the grid.
+constexpr int kMinCell = 16;
+constexpr int64_t kWideBox = 256;
+
+struct Box {
+  double x0, y0, x1, y1;  // [x0, x1) x [y0, y1)
+};
+
+double overlap_area(const Box& a, const Box& b) {
+  const double w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+  const double h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+  return w > 0 && h > 0 ? w * h : 0.0;
+}
+
+bool meets(const Box& a, const Box& b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+Box grown(const Box& b, double m) { return {b.x0 - m, b.y0 - m, b.x1 + m, b.y1 + m}; }
+
+int32_t round_to_int(double v) { return int32_t(std::lround(v)); }
+
+}  // namespace
+
+struct Tracker::Impl {
+  struct Det {
+    uint32_t label;
+    double cx, cy;
+    Box box;
+    double area;
+  };
+
+  struct Motion {  // where a track was when last seen as itself, and how it moved
+    double cx, cy, vx, vy, area;
+    uint64_t frame;
+  };
+
+  struct Track {
+    uint64_t id = 0, parent = 0;
+    uint64_t born = 0, last_seen = 0;
+    uint32_t seen = 0;  // frames seen; the velocity is measured from the second on
+    bool alive = false;
+    double cx = 0, cy = 0, vx = 0, vy = 0, area = 0;
+    int32_t x = 0, y = 0, w = 0, h = 0;
+    // Merged into another track (slot and id, the id guarding against slot reuse).
+    int32_t merged_into = -1;
+    uint64_t merged_into_id = 0;
+    // Its own motion, frozen while other tracks are merged into it or it is merged.
+    Motion own{};
+    std::vector<TrailPoint> trail;  // ring of trail_length points
+    uint32_t trail_head = 0, trail_count = 0;
+
+    // Per-frame scratch.
+    double px = 0, py = 0, margin = 0;
+    Box predicted{}, gate{};
+    int32_t match = -1;  // component matched this frame
+    int32_t root = -1;   // for a merged track: the track it is merged into, through chains
+    bool hosting = false;  // other tracks are merged into it
+    bool jumped = false;   // its centroid jumped (split or merge): no velocity measurement
+    bool born_now = false;
+  };
+
+  struct Pair {
+    double cost;
+    int32_t track, det;
+  };
+
+  TrackerOptions options;
+  int width = -1, height = -1;
+  uint64_t frame = 0;
+  uint64_t next_id = 1;
+  std::vector<Track> tracks;
+  std::vector<int32_t> free_slots;
+
+  // Per-frame scratch, kept to reuse its memory.
+  std::vector<Det> dets;
+  std::vector<uint32_t> order;  // dets[k] is input component order[k]
+  std::vector<int32_t> det_track;
+  std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
+  std::vector<Pair> pairs;
+  std::vector<int32_t> best_of_track, best_of_det;
+  std::vector<int32_t> cell_start, cell_items, wide;
+  std::vector<uint32_t> stamp;
+  std::vector<int32_t> parent_of_det;
+  std::vector<std::pair<uint64_t, int32_t>> groups, waiting;
+  std::vector<int32_t> members, candidates;
+  std::vector<Pair> group_pairs;
+  int grid_w = 0, grid_h = 0, cell = kMinCell;
+
+  // Strict total order of pairs: cost, then track id, then label.
+  bool before(const Pair& a, const Pair& b) const {
+    if (a.cost != b.cost) return a.cost < b.cost;
+    const uint64_t ia = tracks[size_t(a.track)].id, ib = tracks[size_t(b.track)].id;
+    if (ia != ib) return ia < ib;
+    return dets[size_t(a.det)].label < dets[size_t(b.det)].label;
+  }
+
+  void clear_tracks() {
+    tracks.clear();
+    free_slots.clear();
+  }
+
+  int32_t new_track(int32_t d, uint64_t parent, double vx, double vy) {
+    int32_t slot;
+    if (!free_slots.empty()) {
+      slot = free_slots.back();
+      free_slots.pop_back();
+    } else {
+      slot = int32_t(tracks.size());
+      tracks.emplace_back();
+    }
+    Track& t = tracks[size_t(slot)];
+    std::vector<TrailPoint> trail = std::move(t.trail);
+    t = Track{};
+    t.trail = std::move(trail);
+    t.id = next_id++;
+    t.parent = parent;
+    t.born = frame;
+    t.alive = true;
+    t.vx = vx;
+    t.vy = vy;
+    t.born_now = true;
+    t.match = d;
+    t.last_seen = frame;  // so that the measurement below sees no gap
+    det_track[size_t(d)] = slot;
+    return slot;
+  }
+
+  void take_input(const Component* const* components, size_t n) {
+    order.resize(n);
+    bool sorted = true;
+    for (size_t i = 0; i < n; ++i) {
+      order[i] = uint32_t(i);
+      if (i && components[i]->label <= components[i - 1]->label) sorted = false;
+    }
+    if (!sorted)
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return components[a]->label < components[b]->label;
+      });
+    dets.resize(n);
+    for (size_t k = 0; k < n; ++k) {
+      const Component& c = *components[order[k]];
+      Det& d = dets[k];
+      d.label = c.label;
+      d.area = double(c.area);
+      d.cx = c.centroid_x();
+      d.cy = c.centroid_y();
+      d.box = {double(c.x), double(c.y), double(c.x) + c.width, double(c.y) + c.height};
+    }
+    det_track.assign(n, -1);
+  }
+
+  // Which track each merged track waits in (chains followed to the end); merged
+  // tracks whose host has ended wait no more and are plainly lost.
+  void resolve_merges() {
+    for (Track& t : tracks) {
+      t.root = -1;
+      t.hosting = false;
+    }
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      Track& t = tracks[s];
+      if (!t.alive || t.merged_into < 0) continue;
+      int32_t r = int32_t(s);
+      int hops = 0;
+      while (r >= 0 && tracks[size_t(r)].merged_into >= 0 && hops++ <= int(tracks.size())) {
+        const Track& cur = tracks[size_t(r)];
+        const Track& host = tracks[size_t(cur.merged_into)];
+        if (!host.alive || host.id != cur.merged_into_id) {
+          r = -1;
+          break;
+        }
+        r = cur.merged_into;
+      }
+      if (r < 0) {
+        t.merged_into = -1;
+        continue;
+      }
+      t.root = r;
+      tracks[size_t(r)].hosting = true;
+    }
+  }
+
+  void predict() {
+    for (Track& t : tracks) {
+      t.match = -1;
+      t.jumped = false;
+      t.born_now = false;
+      if (!t.alive || t.merged_into >= 0) continue;
+      const double gap = double(frame - t.last_seen);
+      t.px = t.cx + t.vx * gap;
+      t.py = t.cy + t.vy * gap;
+      const double dx = std::round(t.vx * gap), dy = std::round(t.vy * gap);
+      t.predicted = {t.x + dx, t.y + dy, t.x + dx + t.w, t.y + dy + t.h};
+      const double size = std::max(t.w, t.h);
+      double m = t.seen >= 2 ? std::max({kMinMargin, 0.5 * size, 2.0 * std::hypot(t.vx, t.vy)})
+                             : std::max(kNewMargin, 2.0 * size);
+      m *= std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening);
+      t.margin = m;
+      t.gate = grown(t.predicted, m);
+    }
+  }
+
+  void build_grid() {
+    const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
+    cell = std::max(kMinCell, int(std::ceil(std::sqrt(double(width) * height / double(n)))));
+    grid_w = (width + cell - 1) / cell;
+    grid_h = (height + cell - 1) / cell;
+    cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
+    wide.clear();
+    auto span = [&](const Box& b, int* cx0, int* cy0, int* cx1, int* cy1) {
+      *cx0 = std::clamp(int(std::floor(b.x0 / cell)), 0, grid_w - 1);
+      *cy0 = std::clamp(int(std::floor(b.y0 / cell)), 0, grid_h - 1);
+      *cx1 = std::clamp(int(std::floor((b.x1 - 1) / cell)), 0, grid_w - 1);
+      *cy1 = std::clamp(int(std::floor((b.y1 - 1) / cell)), 0, grid_h - 1);
+    };
+    // Counting sort of (cell, component): one pass to count, one to place.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t d = 0; d < dets.size(); ++d) {
+        int x0, y0, x1, y1;
+        span(dets[d].box, &x0, &y0, &x1, &y1);
+        if (int64_t(x1 - x0 + 1) * (y1 - y0 + 1) > kWideBox) {
+          if (pass == 0) wide.push_back(int32_t(d));
+          continue;
+        }
+        for (int cy = y0; cy <= y1; ++cy)
+          for (int cx = x0; cx <= x1; ++cx) {
+            const size_t c = size_t(cy) * size_t(grid_w) + size_t(cx);
+            if (pass == 0)
+              ++cell_start[c + 1];
+            else
+              cell_items[size_t(cell_start[c]++)] = int32_t(d);
+          }
+      }
+      if (pass == 0) {
+        for (size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
+        cell_items.resize(size_t(cell_start.back()));
+      }
+    }
+    // Placing advanced each start to the next cell's; shift back.
+    for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
+    cell_start[0] = 0;
+  }
+
+  double pair_cost(const Track& t, const Det& d) const {
+    const double gap = double(frame - t.last_seen);
+    const double dist = std::hypot(d.cx - t.px, d.cy - t.py);
+    return dist / t.margin + kAreaWeight * std::fabs(std::log(d.area / std::max(t.area, 1.0))) +
+           kUnseenWeight * (gap - 1.0);
+  }
+
+  void collect_pairs() {
+    pairs.clear();
+    stamp.assign(dets.size(), 0);
+    uint32_t query = 0;
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      const Track& t = tracks[s];
+      if (!t.alive || t.merged_into >= 0) continue;
+      ++query;
+      auto consider = [&](int32_t d) {
+        if (stamp[size_t(d)] == query) return;
+        stamp[size_t(d)] = query;
+        if (meets(t.gate, dets[size_t(d)].box))
+          pairs.push_back({pair_cost(t, dets[size_t(d)]), int32_t(s), d});
+      };
+      const int x0 = std::clamp(int(std::floor(t.gate.x0 / cell)), 0, grid_w - 1);
+      const int y0 = std::clamp(int(std::floor(t.gate.y0 / cell)), 0, grid_h - 1);
+      const int x1 = std::clamp(int(std::floor((t.gate.x1 - 1) / cell)), 0, grid_w - 1);
+      const int y1 = std::clamp(int(std::floor((t.gate.y1 - 1) / cell)), 0, grid_h - 1);
+      if (t.gate.x1 > 0 && t.gate.y1 > 0 && t.gate.x0 < width && t.gate.y0 < height)
+        for (int cy = y0; cy <= y1; ++cy)
+          for (int cx = x0; cx <= x1; ++cx) {
+            const size_t c = size_t(cy) * size_t(grid_w) + size_t(cx);
+            for (int32_t i = cell_start[c]; i < cell_start[c + 1]; ++i)
+              consider(cell_items[size_t(i)]);
+          }
+      for (int32_t d : wide) consider(d);
+    }
+  }
+
+  void link(int32_t s, int32_t d) {
+    tracks[size_t(s)].match = d;
+    det_track[size_t(d)] = s;
+  }
+
+  // Greedy one-to-one matching, cheapest first. A pair that is the best of both its
+  // track and its component is taken by the greedy order whatever happens before it,
+  // so those go at once and only the rest is sorted.
+  void match_one_to_one() {
+    best_of_track.assign(tracks.size(), -1);
+    best_of_det.assign(dets.size(), -1);
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      int32_t& bt = best_of_track[size_t(pairs[p].track)];
+      if (bt < 0 || before(pairs[p], pairs[size_t(bt)])) bt = int32_t(p);
+      int32_t& bd = best_of_det[size_t(pairs[p].det)];
+      if (bd < 0 || before(pairs[p], pairs[size_t(bd)])) bd = int32_t(p);
+    }
+    for (size_t p = 0; p < pairs.size(); ++p)
+      if (best_of_track[size_t(pairs[p].track)] == int32_t(p) &&
+          best_of_det[size_t(pairs[p].det)] == int32_t(p))
+        link(pairs[p].track, pairs[p].det);
+    group_pairs.clear();
+    for (const Pair& p : pairs)
+      if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
+        group_pairs.push_back(p);
+    std::sort(group_pairs.begin(), group_pairs.end(),
+              [&](const Pair& a, const Pair& b) { return before(a, b); });
+    for (const Pair& p : group_pairs)
+      if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
+        link(p.track, p.det);
+  }
+
+  // Where a track's own motion puts it this frame (for tracks merged into others, or
+  // hosting them, that is the motion from before the merge).
+  void own_prediction(const Track& t, double* x, double* y) const {
+    const double gap = double(frame - t.own.frame);
+    *x = t.own.cx + t.own.vx * gap;
+    *y = t.own.cy + t.own.vy * gap;
+  }
+
+  void split_stage() {
+    // The parent of each unmatched component: the matched track whose predicted box
+    // (grown a little) overlaps it most and that was larger than it.
+    parent_of_det.assign(dets.size(), -1);
+    std::vector<double>& best_overlap = split_overlap;
+    best_overlap.assign(dets.size(), 0.0);
+    for (const Pair& p : pairs) {
+      const Track& t = tracks[size_t(p.track)];
+      const Det& d = dets[size_t(p.det)];
+      if (det_track[size_t(p.det)] >= 0 || t.match < 0 || t.born_now || d.area > t.area) continue;
+      const double ov =
+          overlap_area(grown(t.predicted, std::max(2.0, 0.25 * std::max(t.w, t.h))), d.box);
+      if (ov <= 0) continue;
+      int32_t& cur = parent_of_det[size_t(p.det)];
+      if (cur < 0 || ov > best_overlap[size_t(p.det)] ||
+          (ov == best_overlap[size_t(p.det)] && t.id < tracks[size_t(cur)].id)) {
+        cur = p.track;
+        best_overlap[size_t(p.det)] = ov;
+      }
+    }
+    groups.clear();
+    for (size_t d = 0; d < dets.size(); ++d)
+      if (parent_of_det[d] >= 0) groups.push_back({tracks[size_t(parent_of_det[d])].id, int32_t(d)});
+    if (groups.empty()) return;
+    std::sort(groups.begin(), groups.end());
+
+    // Tracks merged into each parent, by parent id then their own id.
+    waiting.clear();
+    for (size_t s = 0; s < tracks.size(); ++s)
+      if (tracks[s].alive && tracks[s].merged_into >= 0 && tracks[s].root >= 0)
+        waiting.push_back({tracks[size_t(tracks[s].root)].id, int32_t(s)});
+    std::sort(waiting.begin(), waiting.end(), [&](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first
+                                : tracks[size_t(a.second)].id < tracks[size_t(b.second)].id;
+    });
+
+    for (size_t g = 0; g < groups.size();) {
+      const uint64_t parent_id = groups[g].first;
+      const int32_t parent = parent_of_det[size_t(groups[g].second)];
+      members.clear();
+      members.push_back(tracks[size_t(parent)].match);
+      for (; g < groups.size() && groups[g].first == parent_id; ++g)
+        members.push_back(groups[g].second);
+      candidates.clear();
+      auto w = std::lower_bound(waiting.begin(), waiting.end(), parent_id,
+                                [](const auto& a, uint64_t id) { return a.first < id; });
+      for (; w != waiting.end() && w->first == parent_id; ++w) candidates.push_back(w->second);
+      split_group(parent, members, candidates);
+    }
+  }
+
+  std::vector<double> split_overlap;
+
+  void split_group(int32_t parent, std::vector<int32_t>& parts, std::vector<int32_t>& merged) {
+    Track& p = tracks[size_t(parent)];
+    det_track[size_t(p.match)] = -1;
+    p.match = -1;
+    auto larger = [&](int32_t a, int32_t b) {
+      const Det &da = dets[size_t(a)], &db = dets[size_t(b)];
+      return da.area != db.area ? da.area > db.area : da.label < db.label;
+    };
+    std::sort(parts.begin(), parts.end(), larger);
+    if (merged.empty()) {
+      // A plain split: the largest part keeps the id.
+      link(parent, parts[0]);
+      p.jumped = true;
+    } else {
+      // Tracks merged into the parent wait for their parts: each part goes to the
+      // track whose own motion and size predict it best, cheapest first.
+      merged.push_back(parent);
+      group_pairs.clear();
+      for (int32_t s : merged) {
+        const Track& t = tracks[size_t(s)];
+        double x, y;
+        own_prediction(t, &x, &y);
+        const double scale = std::max({kMinMargin, double(t.w), double(t.h)});
+        for (int32_t d : parts) {
+          const Det& det = dets[size_t(d)];
+          const double cost = std::hypot(det.cx - x, det.cy - y) / scale +
+                              std::fabs(std::log(det.area / std::max(t.own.area, 1.0)));
+          group_pairs.push_back({cost, s, d});
+        }
+      }
+      std::sort(group_pairs.begin(), group_pairs.end(),
+                [&](const Pair& a, const Pair& b) { return before(a, b); });
+      for (const Pair& pr : group_pairs)
+        if (tracks[size_t(pr.track)].match < 0 && det_track[size_t(pr.det)] < 0)
+          link(pr.track, pr.det);
+      for (int32_t s : merged) {
+        Track& t = tracks[size_t(s)];
+        if (t.match < 0) continue;
+        if (s != parent) {
+          t.merged_into = -1;  // back on its own
+        }
+        // Its own motion resumes from before the merge.
+        t.vx = t.own.vx;
+        t.vy = t.own.vy;
+        t.jumped = true;
+      }
+      // The parent keeps an id on some part whenever one is left.
+      if (p.match < 0)
+        for (int32_t d : parts)
+          if (det_track[size_t(d)] < 0) {
+            link(parent, d);
+            p.jumped = true;
+            break;
+          }
+    }
+    for (int32_t d : parts)
+      if (det_track[size_t(d)] < 0) new_track(d, p.id, p.vx, p.vy);
+  }
+
+  void merge_stage() {
+    // The component each lost track seen in the previous frame merged into.
+    groups.clear();
+    best_of_track.assign(tracks.size(), -1);
+    std::vector<double>& best_overlap = split_overlap;
+    best_overlap.assign(tracks.size(), 0.0);
+    for (const Pair& p : pairs) {
+      const Track& u = tracks[size_t(p.track)];
+      const int32_t host = det_track[size_t(p.det)];
+      if (u.match >= 0 || u.last_seen + 1 != frame || host < 0 || host == p.track) continue;
+      const Track& h = tracks[size_t(host)];
+      const Det& d = dets[size_t(p.det)];
+      if (h.born_now || d.area < h.area + kMergeGrowth * u.area) continue;
+      const double ov = overlap_area(grown(u.predicted, std::max(2.0, 0.25 * std::max(u.w, u.h))),
+                                     d.box);
+      if (ov <= 0) continue;
+      int32_t& cur = best_of_track[size_t(p.track)];
+      if (cur < 0 || ov > best_overlap[size_t(p.track)] ||
+          (ov == best_overlap[size_t(p.track)] && d.label < dets[size_t(cur)].label)) {
+        cur = p.det;
+        best_overlap[size_t(p.track)] = ov;
+      }
+    }
+    for (size_t s = 0; s < tracks.size(); ++s)
+      if (best_of_track[s] >= 0) groups.push_back({dets[size_t(best_of_track[s])].label, int32_t(s)});
+    if (groups.empty()) return;
+    std::sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first
+                                : tracks[size_t(a.second)].id < tracks[size_t(b.second)].id;
+    });
+    for (size_t g = 0; g < groups.size();) {
+      const int32_t d = best_of_track[size_t(groups[g].second)];
+      const int32_t host = det_track[size_t(d)];
+      members.clear();
+      members.push_back(host);
+      for (const uint32_t label = groups[g].first; g < groups.size() && groups[g].first == label; ++g)
+        members.push_back(groups[g].second);
+      // The largest track before the merge keeps the component.
+      int32_t keeper = members[0];
+      for (int32_t s : members) {
+        const Track &t = tracks[size_t(s)], &k = tracks[size_t(keeper)];
+        if (t.area > k.area || (t.area == k.area && t.id < k.id)) keeper = s;
+      }
+      if (keeper != host) {
+        tracks[size_t(host)].match = -1;
+        link(keeper, d);
+      }
+      Track& k = tracks[size_t(keeper)];
+      k.jumped = true;
+      k.hosting = true;
+      for (int32_t s : members) {
+        if (s == keeper) continue;
+        Track& t = tracks[size_t(s)];
+        t.merged_into = keeper;
+        t.merged_into_id = k.id;
+      }
+    }
+  }
+
+  void observe(Track& t, const Det& d) {
+    const double gap = double(frame - t.last_seen);
+    if (!t.born_now && !t.jumped && gap > 0) {
+      const double mx = (d.cx - t.cx) / gap, my = (d.cy - t.cy) / gap;
+      if (t.seen == 1 && t.parent == 0) {
+        t.vx = mx;  // a new track's first measurement is its velocity
+        t.vy = my;
+      } else {
+        t.vx += kVelocityGain * (mx - t.vx);
+        t.vy += kVelocityGain * (my - t.vy);
+      }
+    }
+    t.cx = d.cx;
+    t.cy = d.cy;
+    t.area = d.area;
+    t.x = int32_t(d.box.x0);
+    t.y = int32_t(d.box.y0);
+    t.w = int32_t(d.box.x1 - d.box.x0);
+    t.h = int32_t(d.box.y1 - d.box.y0);
+    t.last_seen = frame;
+    ++t.seen;
+    if (!t.hosting) t.own = {t.cx, t.cy, t.vx, t.vy, t.area, frame};
+    if (options.trail_length > 0) {
+      const size_t len = size_t(options.trail_length);
+      if (t.trail.size() != len) {
+        t.trail.assign(len, TrailPoint{});
+        t.trail_head = 0;
+        t.trail_count = 0;
+      }
+      t.trail[t.trail_head] = {round_to_int(d.cx), round_to_int(d.cy)};
+      t.trail_head = uint32_t((t.trail_head + 1) % len);
+      t.trail_count = std::min<uint32_t>(t.trail_count + 1, uint32_t(len));
+    }
+  }
+
+  void finish(size_t n, std::vector<TrackInfo>& out) {
+    for (size_t d = 0; d < dets.size(); ++d) {
+      observe(tracks[size_t(det_track[d])], dets[d]);
+    }
+    // Tracks not seen for more than max_lost frames end.
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      Track& t = tracks[s];
+      if (t.alive && t.match < 0 && frame - t.last_seen > uint64_t(options.max_lost)) {
+        t.alive = false;
+        t.merged_into = -1;
+        free_slots.push_back(int32_t(s));
+      }
+    }
+    out.resize(n);
+    input_slot.resize(n);
+    for (size_t d = 0; d < dets.size(); ++d) {
+      const int32_t s = det_track[d];
+      const Track& t = tracks[size_t(s)];
+      TrackInfo& info = out[order[d]];
+      input_slot[order[d]] = s;
+      info.id = t.id;
+      info.parent_id = t.parent;
+      info.age = uint32_t(frame - t.born + 1);
+      info.frames_unseen = unseen_before[size_t(s)];
+      info.velocity_x = t.vx;
+      info.velocity_y = t.vy;
+      info.predicted_x = t.x + round_to_int(t.vx);
+      info.predicted_y = t.y + round_to_int(t.vy);
+      info.predicted_width = t.w;
+      info.predicted_height = t.h;
+    }
+  }
+
+  std::vector<uint32_t> unseen_before;
+
+  void update(int w, int h, const Component* const* components, size_t n,
+              std::vector<TrackInfo>& out) {
+    if (w <= 0 || h <= 0) throw Error("tracker: frame size must be positive");
+    if (w != width || h != height) {
+      clear_tracks();
+      width = w;
+      height = h;
+    }
+    ++frame;
+    take_input(components, n);
+    resolve_merges();
+    predict();
+    build_grid();
+    collect_pairs();
+    match_one_to_one();
+    split_stage();
+    merge_stage();
+    for (size_t d = 0; d < dets.size(); ++d)
+      if (det_track[d] < 0) new_track(int32_t(d), 0, 0.0, 0.0);
+    // Frames each matched track went unseen before this one, before observe() moves
+    // last_seen.
+    unseen_before.resize(tracks.size());
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      const Track& t = tracks[s];
+      unseen_before[s] = t.match >= 0 && !t.born_now ? uint32_t(frame - t.last_seen - 1) : 0;
+    }
+    finish(n, out);
+  }
+};
+
+Tracker::Tracker(const TrackerOptions& options) : impl_(std::make_unique<Impl>()) {
+  set_options(options);
+}
+Tracker::~Tracker() = default;
+Tracker::Tracker(Tracker&&) noexcept = default;
+Tracker& Tracker::operator=(Tracker&&) noexcept = default;
+
+void Tracker::reset() {
+  impl_->clear_tracks();
+  impl_->width = impl_->height = -1;
+  impl_->frame = 0;
+}
+
+void Tracker::reset_ids() {
+  reset();
+  impl_->next_id = 1;
+}
+
+void Tracker::set_options(const TrackerOptions& options) {
+  if (options.max_lost < 0 || options.trail_length < 0)
+    throw Error("tracker: max_lost and trail_length must not be negative (got " +
+                std::to_string(options.max_lost) + ", " + std::to_string(options.trail_length) +
+                ")");
+  impl_->options = options;
+}
+
+const TrackerOptions& Tracker::options() const { return impl_->options; }
+
+void Tracker::update(int width, int height, const Component* const* components, size_t n,
+                     std::vector<TrackInfo>& out) {
+  impl_->update(width, height, components, n, out);
+}
+
+void Tracker::update(int width, int height, const std::vector<Component>& components,
+                     std::vector<TrackInfo>& out) {
+  std::vector<const Component*> pointers(components.size());
+  for (size_t i = 0; i < components.size(); ++i) pointers[i] = &components[i];
+  impl_->update(width, height, pointers.data(), pointers.size(), out);
+}
+
+void Tracker::trail(size_t i, std::vector<TrailPoint>& out) const {
+  out.clear();
+  if (i >= impl_->input_slot.size()) return;
+  const Impl::Track& t = impl_->tracks[size_t(impl_->input_slot[i])];
+  const size_t len = t.trail.size();
+  for (uint32_t k = 0; k < t.trail_count; ++k)
+    out.push_back(t.trail[(t.trail_head + len - t.trail_count + k) % len]);
+}
+
+size_t Tracker::live_tracks() const {
+  size_t n = 0;
+  for (const auto& t : impl_->tracks) n += t.alive;
+  return n;
+}
+
+size_t Tracker::lost_tracks() const {
+  size_t n = 0;
+  for (const auto& t : impl_->tracks) n += t.alive && t.last_seen != impl_->frame;
+  return n;
+}
+
+uint64_t Tracker::frames() const { return impl_->frame; }
+
+}  // namespace ccl
