@@ -17,10 +17,25 @@
  * algorithm gives identical labels and features; components are numbered in
  * raster order of their first pixel.
  *
+ * With #GstCudaCcl:tracking (the default) every reported component also carries
+ * the id of its track: the same object keeps the same id from frame to frame,
+ * while it moves (faster than its own size too: tracks predict where they go),
+ * is missed for up to #GstCudaCcl:track-max-lost frames, splits (the largest
+ * part keeps the id, the others record it as their parent) or merges with
+ * others (the merged component keeps the id of its largest part; the others
+ * take theirs back when it splits again). Ids are 64-bit, never reused within a
+ * stream and deterministic: the same frames and settings give the same ids on
+ * every run, backend and algorithm. Tracks end on a flush, on stream-start (where
+ * ids start again at 1) and when the frame size changes. The overlay colors
+ * follow the track ids, and `overlay=trails` draws each track's recent path.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball ! cudaccl overlay=fill+boxes ! videoconvert ! autovideosink
  * ]| Outlines the moving ball.
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! cudaccl overlay=boxes+trails track-max-lost=30 ! videoconvert ! autovideosink
+ * ]| Follows the ball, drawing the path of its track.
  * |[
  * gst-launch-1.0 -m videotestsrc num-buffers=3 ! cudaccl post-messages=true ! fakesink
  * ]| Prints the components of three frames on the bus.
@@ -74,6 +89,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_OVERLAY_ALPHA 0.5
 #define DEFAULT_ROI_META TRUE
 #define DEFAULT_POST_MESSAGES FALSE
+#define DEFAULT_TRACKING TRUE
+#define DEFAULT_TRACK_MAX_LOST 15
+#define MAX_TRACK_MAX_LOST 1000
 
 enum
 {
@@ -90,6 +108,8 @@ enum
   PROP_OVERLAY_ALPHA,
   PROP_ROI_META,
   PROP_POST_MESSAGES,
+  PROP_TRACKING,
+  PROP_TRACK_MAX_LOST,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -183,11 +203,14 @@ gst_cuda_ccl_overlay_get_type (void)
   static const GFlagsValue values[] = {
     {GST_CUDA_CCL_OVERLAY_NONE, "Draw nothing", "none"},
     {GST_CUDA_CCL_OVERLAY_FILL,
-        "Tint each reported component with its label's color", "fill"},
+        "Tint each reported component with its track's color (its label's without tracking)", "fill"},
     {GST_CUDA_CCL_OVERLAY_BOXES, "Outline each reported component's bounding box",
         "boxes"},
     {GST_CUDA_CCL_OVERLAY_CENTROIDS, "Mark each reported component's centroid",
         "centroids"},
+    {GST_CUDA_CCL_OVERLAY_TRAILS,
+        "Draw each tracked component's recent centroid path (needs tracking)",
+        "trails"},
     {0, NULL, NULL},
   };
 
@@ -224,6 +247,8 @@ static gboolean gst_cuda_ccl_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static gboolean gst_cuda_ccl_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cuda_ccl_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
@@ -292,8 +317,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   g_object_class_install_property (gobject_class, PROP_OVERLAY,
       g_param_spec_flags ("overlay", "Overlay",
           "What to draw into the frame for each reported component, in a "
-          "color fixed per label: fill, boxes, centroids or a combination "
-          "(e.g. fill+boxes)", GST_TYPE_CUDA_CCL_OVERLAY, DEFAULT_OVERLAY,
+          "color fixed per track (per label without tracking): fill, boxes, "
+          "centroids, trails or a combination (e.g. fill+boxes+trails)", GST_TYPE_CUDA_CCL_OVERLAY, DEFAULT_OVERLAY,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OVERLAY_ALPHA,
       g_param_spec_double ("overlay-alpha", "Overlay alpha",
@@ -310,7 +335,19 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post an element message \"cudaccl\" per frame with its timestamp, "
           "counts, threshold used and the reported components (label, "
-          "bounding box, area, centroid)", DEFAULT_POST_MESSAGES,
+          "bounding box, area, centroid, track)", DEFAULT_POST_MESSAGES,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_TRACKING,
+      g_param_spec_boolean ("tracking", "Tracking",
+          "Give every reported component the id of its track, kept from frame "
+          "to frame (with parent id, age, velocity and predicted box); ids are "
+          "unique within a stream and never reused. Switching it off ends every "
+          "track", DEFAULT_TRACKING, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_TRACK_MAX_LOST,
+      g_param_spec_uint ("track-max-lost", "Track max lost",
+          "Frames a track may go unseen (missed, or merged into another "
+          "component) and still take its id back; after that it ends", 0,
+          MAX_TRACK_MAX_LOST, DEFAULT_TRACK_MAX_LOST,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -333,6 +370,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_transform_caps);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_accept_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_ccl_query);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_ccl_sink_event);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_ccl_propose_allocation);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_info);
@@ -361,6 +399,8 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.overlay_alpha = DEFAULT_OVERLAY_ALPHA;
   self->roi_meta = DEFAULT_ROI_META;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->settings.tracking = DEFAULT_TRACKING;
+  self->settings.track_max_lost = DEFAULT_TRACK_MAX_LOST;
 
   /* Always in place: the output is the input buffer, with metadata added and
    * the overlay drawn into it. */
@@ -424,6 +464,12 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_TRACKING:
+      self->settings.tracking = g_value_get_boolean (value);
+      break;
+    case PROP_TRACK_MAX_LOST:
+      self->settings.track_max_lost = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -474,6 +520,12 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_TRACKING:
+      g_value_set_boolean (value, self->settings.tracking);
+      break;
+    case PROP_TRACK_MAX_LOST:
+      g_value_set_uint (value, self->settings.track_max_lost);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -602,6 +654,10 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   self->on_cuda = ccl_backend_get_kind (self->backend) == CCL_BACKEND_CUDA;
   GST_OBJECT_UNLOCK (self);
   self->warned_foreign_memory = FALSE;
+  self->track_width = self->track_height = 0;
+  GST_OBJECT_LOCK (self);
+  self->track_reset = 0;
+  GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "labeling with the %s backend",
       ccl_backend_get_name (self->backend));
   return TRUE;
@@ -751,6 +807,39 @@ gst_cuda_ccl_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
+/* Asks for the tracks to end before the next frame; a new stream (ids from 1)
+ * outranks a plain end. */
+static void
+gst_cuda_ccl_request_track_reset (GstCudaCcl * self, CclTrackReset how)
+{
+  GST_OBJECT_LOCK (self);
+  self->track_reset = MAX (self->track_reset, (guint) how + 1);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* A flush (seek) or a new stream ends the tracks: what comes next does not
+ * continue what was seen. The request is applied by the streaming thread at the
+ * next frame, since flush-stop may arrive while a frame is still being labeled. */
+static gboolean
+gst_cuda_ccl_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      GST_DEBUG_OBJECT (self, "flush: tracks end");
+      gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_END);
+      break;
+    case GST_EVENT_STREAM_START:
+      GST_DEBUG_OBJECT (self, "stream-start: tracks end, ids start at 1");
+      gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_NEW_STREAM);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
 /* In place: upstream's buffers are the ones that go downstream, so the query
  * is downstream's to answer (the parent forwards it). For CUDA memory the
  * first pool must allocate in our context, or every frame would be read from
@@ -872,6 +961,14 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
     g_free (error);
     return FALSE;
   }
+  if (width != self->track_width || height != self->track_height) {
+    if (self->track_width)
+      GST_DEBUG_OBJECT (self, "frame size %dx%d -> %dx%d: tracks end",
+          self->track_width, self->track_height, width, height);
+    gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_END);
+    self->track_width = width;
+    self->track_height = height;
+  }
   GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
       GST_VIDEO_INFO_NAME (in_info), caps_have_cuda_memory (incaps, 0) ?
       "CUDA memory" : "system memory");
@@ -913,6 +1010,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   CclSettings settings;
   CclReport report = { 0, };
   gboolean roi_meta, post_messages, on_device, draws, ok;
+  guint track_reset;
   GstCclMeta *meta;
   gchar *error = NULL;
 
@@ -923,7 +1021,12 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   settings = self->settings;
   roi_meta = self->roi_meta;
   post_messages = self->post_messages;
+  track_reset = self->track_reset;
+  self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
+
+  if (track_reset)
+    ccl_backend_reset_tracks (self->backend, (CclTrackReset) (track_reset - 1));
 
   /* Metadata alone needs no write access: mapping for reading keeps memory
    * shared with other buffers from being copied. GST_MAP_CUDA maps CUDA memory
@@ -966,6 +1069,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   meta->algorithm = settings.algorithm;
   meta->connectivity = settings.connectivity;
   meta->gpu_time = report.gpu_time;
+  meta->tracking = report.tracking;
 
   if (roi_meta)
     gst_cuda_ccl_report_add_roi_metas (buf, &report);

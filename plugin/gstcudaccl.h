@@ -54,12 +54,15 @@ typedef enum {
  * @GST_CUDA_CCL_OVERLAY_FILL: tint each reported component's pixels
  * @GST_CUDA_CCL_OVERLAY_BOXES: outline each reported component's bounding box
  * @GST_CUDA_CCL_OVERLAY_CENTROIDS: mark each reported component's centroid
+ * @GST_CUDA_CCL_OVERLAY_TRAILS: draw each tracked component's recent centroid
+ *   path (with tracking)
  */
 typedef enum {
   GST_CUDA_CCL_OVERLAY_NONE = 0,
   GST_CUDA_CCL_OVERLAY_FILL = CCL_OVERLAY_FILL,
   GST_CUDA_CCL_OVERLAY_BOXES = CCL_OVERLAY_BOXES,
   GST_CUDA_CCL_OVERLAY_CENTROIDS = CCL_OVERLAY_CENTROIDS,
+  GST_CUDA_CCL_OVERLAY_TRAILS = CCL_OVERLAY_TRAILS,
 } GstCudaCclOverlay;
 
 #define GST_TYPE_CUDA_CCL (gst_cuda_ccl_get_type ())
@@ -83,6 +86,11 @@ struct _GstCudaCcl {
   CclBackend *backend;
   gboolean warned_fallback;
   gboolean warned_foreign_memory;
+  /* Size of the frames the tracks belong to (a new size ends them). */
+  gint track_width, track_height;
+  /* under the object lock: ends the tracks before the next frame (set by events,
+   * which may arrive on another thread than the frames), CclTrackReset + 1, 0 none */
+  guint track_reset;
   /* under the object lock: started, and whether CUDA memory can be labeled */
   gboolean started;
   gboolean on_cuda;

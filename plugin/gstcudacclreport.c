@@ -21,7 +21,8 @@
  *
  * Attaches one #GstVideoRegionOfInterestMeta of type "ccl-component" per
  * reported component, its params structure holding label, area, centroid and
- * raw moments.
+ * raw moments, and with tracking the track's fields. The meta's id is the track
+ * id (its low 31 bits: the field is a gint) with tracking, the label without.
  */
 void
 gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
@@ -31,21 +32,34 @@ gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
   for (i = 0; i < report->n_components; i++) {
     const GstCclComponent *c = &report->components[i];
     GstVideoRegionOfInterestMeta *roi;
+    GstStructure *params;
 
     roi = gst_buffer_add_video_region_of_interest_meta (buf, GST_CUDA_CCL_ROI_TYPE,
         c->x, c->y, c->width, c->height);
-    roi->id = (gint) c->label;
-    gst_video_region_of_interest_meta_add_param (roi,
-        gst_structure_new (GST_CUDA_CCL_ROI_TYPE,
-            "label", G_TYPE_UINT, c->label,
-            "area", G_TYPE_UINT64, c->area,
-            "centroid-x", G_TYPE_DOUBLE, c->centroid_x,
-            "centroid-y", G_TYPE_DOUBLE, c->centroid_y,
-            "sum-x", G_TYPE_UINT64, c->sum_x,
-            "sum-y", G_TYPE_UINT64, c->sum_y,
-            "sum-xx", G_TYPE_UINT64, c->sum_xx,
-            "sum-xy", G_TYPE_UINT64, c->sum_xy,
-            "sum-yy", G_TYPE_UINT64, c->sum_yy, NULL));
+    roi->id = report->tracking ? (gint) (c->track_id & G_MAXINT) : (gint) c->label;
+    params = gst_structure_new (GST_CUDA_CCL_ROI_TYPE,
+        "label", G_TYPE_UINT, c->label,
+        "area", G_TYPE_UINT64, c->area,
+        "centroid-x", G_TYPE_DOUBLE, c->centroid_x,
+        "centroid-y", G_TYPE_DOUBLE, c->centroid_y,
+        "sum-x", G_TYPE_UINT64, c->sum_x,
+        "sum-y", G_TYPE_UINT64, c->sum_y,
+        "sum-xx", G_TYPE_UINT64, c->sum_xx,
+        "sum-xy", G_TYPE_UINT64, c->sum_xy,
+        "sum-yy", G_TYPE_UINT64, c->sum_yy, NULL);
+    if (report->tracking)
+      gst_structure_set (params,
+          "track-id", G_TYPE_UINT64, c->track_id,
+          "parent-id", G_TYPE_UINT64, c->parent_id,
+          "track-age", G_TYPE_UINT, c->track_age,
+          "frames-unseen", G_TYPE_UINT, c->frames_unseen,
+          "velocity-x", G_TYPE_DOUBLE, c->velocity_x,
+          "velocity-y", G_TYPE_DOUBLE, c->velocity_y,
+          "predicted-x", G_TYPE_INT, c->predicted_x,
+          "predicted-y", G_TYPE_INT, c->predicted_y,
+          "predicted-width", G_TYPE_INT, c->predicted_width,
+          "predicted-height", G_TYPE_INT, c->predicted_height, NULL);
+    gst_video_region_of_interest_meta_add_param (roi, params);
   }
 }
 
@@ -87,8 +101,9 @@ append_value (GValue * array, GType type, ...)
  * @report: the components reported for it
  *
  * Returns: (transfer full): the per-frame element message "cudaccl": timestamps,
- * frame size, counts, threshold used, and one list per component field (label,
- * bbox, area, centroid), so that gst-launch-1.0 -m prints them.
+ * frame size, counts, threshold used, whether tracking is on, and one list per
+ * component field (label, bbox, area, centroid, and with tracking track id,
+ * parent id, track age and velocity), so that gst-launch-1.0 -m prints them.
  */
 GstMessage *
 gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
@@ -99,13 +114,17 @@ gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
   GstStructure *s;
   guint i;
   enum
-  { LABEL, BOX_X, BOX_Y, BOX_W, BOX_H, AREA, CX, CY, N_FIELDS };
-  static const gchar *names[N_FIELDS] = { "label", "bbox-x", "bbox-y",
-    "bbox-width", "bbox-height", "area", "centroid-x", "centroid-y"
+  { LABEL, BOX_X, BOX_Y, BOX_W, BOX_H, AREA, CX, CY, N_PLAIN,
+    TRACK = N_PLAIN, PARENT, AGE, VX, VY, N_FIELDS
   };
+  static const gchar *names[N_FIELDS] = { "label", "bbox-x", "bbox-y",
+    "bbox-width", "bbox-height", "area", "centroid-x", "centroid-y",
+    "track-id", "parent-id", "track-age", "velocity-x", "velocity-y"
+  };
+  const guint n_fields = report->tracking ? N_FIELDS : N_PLAIN;
   GValue arrays[N_FIELDS] = { G_VALUE_INIT, };
 
-  for (i = 0; i < N_FIELDS; i++)
+  for (i = 0; i < n_fields; i++)
     gst_value_array_init (&arrays[i], report->n_components);
   for (i = 0; i < report->n_components; i++) {
     const GstCclComponent *c = &report->components[i];
@@ -118,6 +137,13 @@ gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
     append_value (&arrays[AREA], G_TYPE_UINT64, c->area);
     append_value (&arrays[CX], G_TYPE_DOUBLE, c->centroid_x);
     append_value (&arrays[CY], G_TYPE_DOUBLE, c->centroid_y);
+    if (!report->tracking)
+      continue;
+    append_value (&arrays[TRACK], G_TYPE_UINT64, c->track_id);
+    append_value (&arrays[PARENT], G_TYPE_UINT64, c->parent_id);
+    append_value (&arrays[AGE], G_TYPE_UINT, c->track_age);
+    append_value (&arrays[VX], G_TYPE_DOUBLE, c->velocity_x);
+    append_value (&arrays[VY], G_TYPE_DOUBLE, c->velocity_y);
   }
 
   s = gst_structure_new ("cudaccl",
@@ -130,8 +156,9 @@ gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
       "height", G_TYPE_INT, GST_VIDEO_INFO_HEIGHT (info),
       "total-components", G_TYPE_UINT, report->total_count,
       "reported-components", G_TYPE_UINT, report->n_components,
-      "threshold", G_TYPE_UINT, report->threshold, NULL);
-  for (i = 0; i < N_FIELDS; i++)
+      "threshold", G_TYPE_UINT, report->threshold,
+      "tracking", G_TYPE_BOOLEAN, report->tracking, NULL);
+  for (i = 0; i < n_fields; i++)
     gst_structure_take_value (s, names[i], &arrays[i]);
 
   return gst_message_new_element (src, s);

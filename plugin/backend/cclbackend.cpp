@@ -9,12 +9,14 @@
 
 #include "backend/backend.h"
 #include "ccl/cuda_engine.h"
+#include "ccl/tracker.h"
 
 using ccl::PixelFormat;
 
 static_assert(int(CCL_OVERLAY_FILL) == int(ccl::overlay::kFill) &&
                   int(CCL_OVERLAY_BOXES) == int(ccl::overlay::kBoxes) &&
-                  int(CCL_OVERLAY_CENTROIDS) == int(ccl::overlay::kCentroids),
+                  int(CCL_OVERLAY_CENTROIDS) == int(ccl::overlay::kCentroids) &&
+                  int(CCL_OVERLAY_TRAILS) == int(ccl::overlay::kTrails),
               "the element's overlay flags are the drawing code's");
 static_assert(CCL_MAX_PIXELS == ccl::kMaxPixels, "the element's pixel limit is the engine's");
 
@@ -23,6 +25,10 @@ struct _CclBackend {
   std::unique_ptr<ccl::plugin::Backend> impl;
   ccl::Result result;
   ccl::plugin::Selection selection;
+  ccl::Tracker tracker;
+  std::vector<ccl::TrackInfo> tracks;
+  std::vector<ccl::TrailPoint> trail;
+  bool tracked = false;  // the tracker holds tracks of earlier frames
 };
 
 namespace {
@@ -60,6 +66,45 @@ gboolean guarded(gchar** error, F&& f) {
     if (error) *error = g_strdup("unknown exception");
   }
   return FALSE;
+}
+
+// Gives the reported components their tracks, their labels the tracks' color keys
+// and, for overlay=trails, the segments of each track's recent path.
+void track(CclBackend* backend, int width, int height, const CclSettings* settings,
+           uint32_t flags) {
+  ccl::plugin::Selection& sel = backend->selection;
+  ccl::TrackerOptions options;
+  options.max_lost = int(settings->track_max_lost);
+  options.trail_length = (flags & CCL_OVERLAY_TRAILS) ? CCL_TRAIL_LENGTH : 0;
+  const ccl::TrackerOptions& current = backend->tracker.options();
+  if (current.max_lost != options.max_lost || current.trail_length != options.trail_length)
+    backend->tracker.set_options(options);
+  backend->tracker.update(width, height, sel.kept.data(), sel.kept.size(), backend->tracks);
+  backend->tracked = true;
+
+  for (size_t i = 0; i < sel.reported.size(); ++i) {
+    const ccl::TrackInfo& t = backend->tracks[i];
+    GstCclComponent& c = sel.reported[i];
+    c.track_id = t.id;
+    c.parent_id = t.parent_id;
+    c.track_age = t.age;
+    c.frames_unseen = t.frames_unseen;
+    c.velocity_x = t.velocity_x;
+    c.velocity_y = t.velocity_y;
+    c.predicted_x = t.predicted_x;
+    c.predicted_y = t.predicted_y;
+    c.predicted_width = t.predicted_width;
+    c.predicted_height = t.predicted_height;
+    if (!sel.color_key.empty()) sel.color_key[c.label] = ccl::overlay::track_color_key(t.id);
+  }
+  if (!(flags & CCL_OVERLAY_TRAILS)) return;
+  for (size_t i = 0; i < sel.reported.size(); ++i) {
+    backend->tracker.trail(i, backend->trail);
+    for (size_t k = 1; k < backend->trail.size(); ++k) {
+      const ccl::TrailPoint &a = backend->trail[k - 1], &b = backend->trail[k];
+      sel.trails.push_back({sel.reported[i].label, a.x, a.y, b.x, b.y});
+    }
+  }
 }
 
 }  // namespace
@@ -108,6 +153,14 @@ CclBackend* ccl_backend_new(CclBackendKind kind, gint device_id, gchar** error) 
 
 void ccl_backend_free(CclBackend* backend) { delete backend; }
 
+void ccl_backend_reset_tracks(CclBackend* backend, CclTrackReset how) {
+  switch (how) {
+    case CCL_TRACKS_END: backend->tracker.reset(); break;
+    case CCL_TRACKS_NEW_STREAM: backend->tracker.reset_ids(); break;
+  }
+  backend->tracked = false;
+}
+
 const gchar* ccl_backend_get_name(const CclBackend* backend) { return backend->impl->name(); }
 
 CclBackendKind ccl_backend_get_kind(const CclBackend* backend) { return backend->kind; }
@@ -152,11 +205,19 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     backend->impl->label(view, options, options.write_labels, flags != 0, backend->result);
     ccl::plugin::select_components(backend->result, settings->min_area,
                                    settings->max_components, flags != 0, backend->selection);
+    if (settings->tracking) {
+      track(backend, view.width, view.height, settings, flags);
+    } else if (backend->tracked) {
+      // Tracking was switched off: what it knew is stale by the time it is back on.
+      backend->tracker.reset();
+      backend->tracked = false;
+    }
 
     const bool draws = flags != 0 && !backend->selection.reported.empty();
     if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
 
     const int64_t gpu_ns = backend->impl->gpu_time_ns();
+    report->tracking = settings->tracking;
     report->total_count = backend->result.num_components;
     report->n_components = guint(backend->selection.reported.size());
     report->components = backend->selection.reported.data();

@@ -30,7 +30,19 @@ typedef enum {
   CCL_OVERLAY_FILL = 1 << 0,
   CCL_OVERLAY_BOXES = 1 << 1,
   CCL_OVERLAY_CENTROIDS = 1 << 2,
+  CCL_OVERLAY_TRAILS = 1 << 3,
 } CclOverlayFlags;
+
+/* Centroids a track's trail remembers (overlay=trails). */
+#define CCL_TRAIL_LENGTH 32
+
+/* What ccl_backend_reset_tracks() forgets. */
+typedef enum {
+  /* every track ends; ids go on counting (a flush or a new frame size) */
+  CCL_TRACKS_END,
+  /* every track ends and ids start again at 1 (a new stream) */
+  CCL_TRACKS_NEW_STREAM,
+} CclTrackReset;
 
 /* One frame's settings, snapshot of the element's properties. */
 typedef struct {
@@ -42,11 +54,14 @@ typedef struct {
   guint max_components;
   guint overlay;
   gdouble overlay_alpha;
+  gboolean tracking;
+  guint track_max_lost;
 } CclSettings;
 
 /* What a frame gave. components stays owned by the backend and is valid until
- * the next ccl_backend_process() on it. */
+ * the next ccl_backend_process() on it; with tracking their track fields are set. */
 typedef struct {
+  gboolean tracking;
   guint total_count;
   guint n_components;
   const GstCclComponent *components;
@@ -80,12 +95,18 @@ const gchar *ccl_backend_get_name (const CclBackend * backend);
 gboolean ccl_backend_configure (CclBackend * backend, const GstVideoInfo * info,
     gchar ** error);
 
+/* Ends the tracks of the frames processed so far (the backend's tracker lives as
+ * long as the backend: from start to stop). */
+void ccl_backend_reset_tracks (CclBackend * backend, CclTrackReset how);
+
 /* Labels the mapped frame and, when settings->overlay asks for it, draws the
  * overlay into it (the frame must then be mapped writable). device_memory: the
  * frame was mapped with GST_MAP_CUDA, so its plane pointers are device
  * addresses in the current CUDA context (CUDA backend only; labeled and drawn
  * where they are, no copy). On failure returns FALSE with a message in *error;
- * a host frame's pixels are then untouched. */
+ * a host frame's pixels are then untouched. With settings->tracking every reported
+ * component gets its track (overlay colors follow the track ids); without, the
+ * tracks end and the track fields stay 0. */
 gboolean ccl_backend_process (CclBackend * backend, GstVideoFrame * frame,
     gboolean device_memory, const CclSettings * settings, CclReport * report,
     gchar ** error);

@@ -40,13 +40,14 @@ class CpuBackend final : public Backend {
   void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
             uint32_t alpha256) override {
     const int w = frame.width, h = frame.height;
-    const bool marks = flags & (overlay::kBoxes | overlay::kCentroids);
+    const bool marks = flags & overlay::kSolidFlags;
     if (marks)
-      overlay::rasterize_marks_host(selection.marks.data(), selection.marks.size(), flags, w,
+      overlay::rasterize_marks_host(selection.marks.data(), selection.marks.size(),
+                                    selection.trails.data(), selection.trails.size(), flags, w,
                                     h, owner_);
     const overlay::Scene scene{(flags & overlay::kFill) ? labels_.ptr<uint32_t>() : nullptr,
-                               selection.reported_flag.data(),
-                               uint32_t(selection.reported_flag.size() - 1),
+                               selection.color_key.data(),
+                               uint32_t(selection.color_key.size() - 1),
                                marks ? owner_.data() : nullptr, alpha256};
     overlay::Target target{frame.format, w, h, {}, {}};
     for (int p = 0; p < 3; ++p) {

@@ -90,31 +90,38 @@ class CudaBackend final : public Backend {
     cudaStream_t s = stream_->get();
     const int w = frame.width, h = frame.height;
     draw_start_->record(s);
-    const bool marks = flags & (overlay::kBoxes | overlay::kCentroids);
+    const bool marks = flags & overlay::kSolidFlags;
 
-    // The selection's tables: through pinned memory so the copies stay asynchronous.
-    const size_t flag_bytes = selection.reported_flag.size();
+    // The selection's tables (color keys, marks, trail segments, each 4-byte aligned):
+    // through pinned memory so that the copy stays asynchronous.
+    static_assert(alignof(overlay::Mark) == 4 && alignof(overlay::Segment) == 4,
+                  "the overlay tables are packed back to back at 4-byte alignment");
+    const size_t key_bytes = selection.color_key.size() * sizeof(uint32_t);
     const size_t mark_bytes = selection.marks.size() * sizeof(overlay::Mark);
-    table_staging_.reserve(flag_bytes + mark_bytes + alignof(overlay::Mark),
-                           "cudaHostAlloc (overlay tables)");
-    table_device_.reserve(table_staging_.size(), "cudaMalloc (overlay tables)");
-    const size_t mark_offset = (flag_bytes + alignof(overlay::Mark) - 1) /
-                               alignof(overlay::Mark) * alignof(overlay::Mark);
-    std::memcpy(table_staging_.get(), selection.reported_flag.data(), flag_bytes);
-    std::memcpy(table_staging_.get() + mark_offset, selection.marks.data(), mark_bytes);
-    cuda::check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), mark_offset + mark_bytes,
+    const size_t segment_bytes = selection.trails.size() * sizeof(overlay::Segment);
+    const size_t table_bytes = key_bytes + mark_bytes + segment_bytes;
+    table_staging_.reserve(table_bytes, "cudaHostAlloc (overlay tables)");
+    table_device_.reserve(table_bytes, "cudaMalloc (overlay tables)");
+    std::memcpy(table_staging_.get(), selection.color_key.data(), key_bytes);
+    std::memcpy(table_staging_.get() + key_bytes, selection.marks.data(), mark_bytes);
+    std::memcpy(table_staging_.get() + key_bytes + mark_bytes, selection.trails.data(),
+                segment_bytes);
+    cuda::check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), table_bytes,
                                cudaMemcpyHostToDevice, s),
                "cudaMemcpyAsync (overlay tables)");
-    const auto* d_flags = table_device_.get<const uint8_t>();
-    const auto* d_marks = reinterpret_cast<const overlay::Mark*>(table_device_.get() + mark_offset);
+    const auto* d_keys = table_device_.get<const uint32_t>();
+    const auto* d_marks = reinterpret_cast<const overlay::Mark*>(table_device_.get() + key_bytes);
+    const auto* d_segments = reinterpret_cast<const overlay::Segment*>(
+        table_device_.get() + key_bytes + mark_bytes);
 
     if (marks) {
       owner_.reserve(size_t(w) * size_t(h) * sizeof(uint32_t), "cudaMalloc (mark buffer)");
-      overlay::cuda::rasterize_marks(d_marks, uint32_t(selection.marks.size()), flags, w, h,
+      overlay::cuda::rasterize_marks(d_marks, uint32_t(selection.marks.size()), d_segments,
+                                     uint32_t(selection.trails.size()), flags, w, h,
                                      owner_.get<uint32_t>(), s);
     }
     const overlay::Scene scene{(flags & overlay::kFill) ? engine_->device_labels() : nullptr,
-                               d_flags, uint32_t(flag_bytes - 1),
+                               d_keys, uint32_t(selection.color_key.size() - 1),
                                marks ? owner_.get<const uint32_t>() : nullptr, alpha256};
     if ((flags & overlay::kFill) && !scene.labels)
       throw Error("cuda backend: the engine kept no label image for the fill overlay");

@@ -40,15 +40,16 @@ void select_components(const Result& result, uint32_t min_area, uint32_t max_com
 
   out.reported.clear();
   out.marks.clear();
-  out.reported_flag.clear();
+  out.color_key.clear();
+  out.trails.clear();
   out.reported.reserve(kept.size());
   for (const Component* c : kept) out.reported.push_back(to_gst(*c));
   if (!for_overlay) return;
 
-  out.reported_flag.assign(size_t(result.num_components) + 1, 0);
+  out.color_key.assign(size_t(result.num_components) + 1, 0);
   out.marks.reserve(kept.size());
   for (const Component* c : kept) {
-    out.reported_flag[c->label] = 1;
+    out.color_key[c->label] = c->label;
     out.marks.push_back({c->label, c->x, c->y, c->width, c->height,
                          overlay::centroid_pixel(c->sum_x, c->area),
                          overlay::centroid_pixel(c->sum_y, c->area)});

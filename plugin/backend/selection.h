@@ -16,11 +16,15 @@ struct Selection {
   /// Reported components: label order, or largest first (ties by label) when more
   /// than max_components pass min_area.
   std::vector<GstCclComponent> reported;
-  /// reported_flag[l] != 0 when label l is reported; size num_components + 1.
-  std::vector<uint8_t> reported_flag;
+  /// color_key[l]: the color key of label l (its track's when tracking, else the
+  /// label), 0 when l is not reported; size num_components + 1.
+  std::vector<uint32_t> color_key;
   /// The marks (boxes, centroid crosses) of the reported components.
   std::vector<overlay::Mark> marks;
-  /// Scratch of select_components, kept so that frames reuse its memory.
+  /// The trail segments of the reported components' tracks (overlay=trails).
+  std::vector<overlay::Segment> trails;
+  /// The reported components' table entries, in the order of `reported` (the tracker
+  /// reads them); kept between frames to reuse its memory.
   std::vector<const Component*> kept;
 };
 

@@ -38,6 +38,18 @@ __global__ void rasterize_marks_kernel(const Mark* marks, uint32_t flags, int wi
   }
 }
 
+// One block per trail segment, like the marks.
+__global__ void rasterize_segments_kernel(const Segment* segments, int width, int height,
+                                          uint32_t* owner) {
+  const Segment g = segments[blockIdx.x];
+  const uint32_t n = segment_pixel_count(g);
+  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+    int x, y;
+    if (segment_pixel(g, i, width, height, &x, &y))
+      atomicMax(owner + size_t(y) * size_t(width) + size_t(x), g.label);
+  }
+}
+
 __global__ void draw_luma_kernel(Target t, Scene s) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
   if (x >= t.width) return;
@@ -56,14 +68,21 @@ __global__ void draw_chroma_kernel(Target t, Scene s, int cw, int ch) {
 
 }  // namespace
 
-void rasterize_marks(const Mark* d_marks, uint32_t n_marks, uint32_t flags, int width,
-                     int height, uint32_t* d_owner, cudaStream_t stream) {
+void rasterize_marks(const Mark* d_marks, uint32_t n_marks, const Segment* d_segments,
+                     uint32_t n_segments, uint32_t flags, int width, int height,
+                     uint32_t* d_owner, cudaStream_t stream) {
   check(cudaMemsetAsync(d_owner, 0, size_t(width) * size_t(height) * sizeof(uint32_t), stream),
         "clearing the mark buffer");
-  if (n_marks == 0) return;
-  rasterize_marks_kernel<<<n_marks, kMarkThreads, 0, stream>>>(d_marks, flags, width, height,
-                                                               d_owner);
-  check_launch("rasterize_marks_kernel");
+  if (n_marks && (flags & (kBoxes | kCentroids))) {
+    rasterize_marks_kernel<<<n_marks, kMarkThreads, 0, stream>>>(d_marks, flags, width, height,
+                                                                 d_owner);
+    check_launch("rasterize_marks_kernel");
+  }
+  if (n_segments && (flags & kTrails)) {
+    rasterize_segments_kernel<<<n_segments, kMarkThreads, 0, stream>>>(d_segments, width,
+                                                                       height, d_owner);
+    check_launch("rasterize_segments_kernel");
+  }
 }
 
 void draw(const Target& d_target, const Scene& d_scene, cudaStream_t stream) {

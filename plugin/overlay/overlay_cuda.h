@@ -9,10 +9,12 @@
 
 namespace ccl::overlay::cuda {
 
-/// Clears d_owner (width*height) and rasterizes the marks of `flags` into it on
-/// `stream` (highest label wins, as on the host). Throws ccl::Error on a CUDA failure.
-void rasterize_marks(const Mark* d_marks, uint32_t n_marks, uint32_t flags, int width,
-                     int height, uint32_t* d_owner, cudaStream_t stream);
+/// Clears d_owner (width*height) and rasterizes the marks and trail segments of
+/// `flags` into it on `stream` (highest label wins, as on the host). Throws ccl::Error
+/// on a CUDA failure.
+void rasterize_marks(const Mark* d_marks, uint32_t n_marks, const Segment* d_segments,
+                     uint32_t n_segments, uint32_t flags, int width, int height,
+                     uint32_t* d_owner, cudaStream_t stream);
 
 /// Draws the scene into every plane of a device frame on `stream`.
 void draw(const Target& d_target, const Scene& d_scene, cudaStream_t stream);

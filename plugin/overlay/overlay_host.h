@@ -9,10 +9,11 @@
 
 namespace ccl::overlay {
 
-/// Rasterizes the marks of `flags` (boxes, centroids) into owner (width*height,
-/// cleared first): each pixel holds the highest label whose mark covers it.
-void rasterize_marks_host(const Mark* marks, size_t n_marks, uint32_t flags, int width,
-                          int height, std::vector<uint32_t>& owner);
+/// Rasterizes the marks of `flags` (boxes, centroids, trail segments) into owner
+/// (width*height, cleared first): each pixel holds the highest label whose mark covers it.
+void rasterize_marks_host(const Mark* marks, size_t n_marks, const Segment* segments,
+                          size_t n_segments, uint32_t flags, int width, int height,
+                          std::vector<uint32_t>& owner);
 
 /// Draws the scene into every plane of a host frame.
 void draw_host(const Target& target, const Scene& scene);

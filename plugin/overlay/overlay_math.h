@@ -2,9 +2,11 @@
 // backend) and the CUDA kernels (CUDA backend), in integer arithmetic so that both
 // write the same bytes.
 //
-// A pixel is covered by at most one paint: a solid mark (box outline or centroid
-// cross) of the highest label whose mark touches it, else the fill of its own
-// component when that component is reported, else nothing. A subsampled chroma
+// A pixel is covered by at most one paint: a solid mark (box outline, centroid
+// cross or trail) of the highest label whose mark touches it, else the fill of its
+// own component when that component is reported, else nothing. A label's color comes
+// from its color key (the track id when tracking, else the label), so that an object
+// keeps its color from frame to frame. A subsampled chroma
 // sample takes the strongest paint of the luma pixels it covers (solid over fill,
 // ties to the first in raster order).
 #pragma once
@@ -18,7 +20,15 @@
 namespace ccl::overlay {
 
 /// Overlay flags, the values of the element's GstCudaCclOverlay flags.
-enum Flags : uint32_t { kFill = 1u << 0, kBoxes = 1u << 1, kCentroids = 1u << 2 };
+enum Flags : uint32_t {
+  kFill = 1u << 0,
+  kBoxes = 1u << 1,
+  kCentroids = 1u << 2,
+  kTrails = 1u << 3,
+};
+
+/// The flags drawn as solid marks into the owner buffer.
+constexpr uint32_t kSolidFlags = kBoxes | kCentroids | kTrails;
 
 /// Arm length of the centroid cross, in pixels.
 constexpr int kCrossArm = 2;
@@ -30,6 +40,13 @@ struct Mark {
   int32_t cx, cy;               // centroid rounded to a pixel
 };
 
+/// One step of a track's trail: the pixels from (x0, y0) to (x1, y1), both ends
+/// included, drawn for the component `label` (whose color key colors it).
+struct Segment {
+  uint32_t label;
+  int32_t x0, y0, x1, y1;
+};
+
 /// A frame's planes, in host or device memory.
 struct Target {
   PixelFormat format;
@@ -39,11 +56,12 @@ struct Target {
 };
 
 /// What decides the paint of each pixel (pointers into the same memory space as the
-/// target). labels: width*height, row pitch = width; reported[l] != 0 when label l
-/// (1..n_labels) is reported; owner: width*height marks, 0 = none (null: no marks).
+/// target). labels: width*height, row pitch = width; color_key[l] is label l's color key
+/// (1..n_labels), 0 when l is not reported; owner: width*height marks, 0 = none (null:
+/// no marks).
 struct Scene {
   const uint32_t* labels;
-  const uint8_t* reported;
+  const uint32_t* color_key;
   uint32_t n_labels;
   const uint32_t* owner;
   uint32_t alpha256;  // fill opacity, 0..256
@@ -60,15 +78,21 @@ struct Rgb {
   uint32_t r, g, b;
 };
 
-/// A bright, stable color per label (an integer hash, so frames agree).
-CCL_HD Rgb label_color(uint32_t label) {
-  uint32_t h = label * 0x9E3779B1u;
+/// A bright, stable color per color key (an integer hash, so frames agree).
+CCL_HD Rgb key_color(uint32_t key) {
+  uint32_t h = key * 0x9E3779B1u;
   h ^= h >> 15;
   h *= 0x85EBCA77u;
   h ^= h >> 13;
   // 64..254 per channel: never near black, so marks show on dark frames.
   return {64u + (((h >> 0) & 0xFFu) * 191u >> 8), 64u + (((h >> 8) & 0xFFu) * 191u >> 8),
           64u + (((h >> 16) & 0xFFu) * 191u >> 8)};
+}
+
+/// The color key of a track: its id folded to 32 bits, never 0 (0 means unreported).
+CCL_HD uint32_t track_color_key(uint64_t track_id) {
+  const uint32_t k = uint32_t(track_id ^ (track_id >> 32));
+  return k ? k : 1u;
 }
 
 /// Studio-range BT.601 in integers (the usual 8-bit approximation). The +32768
@@ -131,12 +155,37 @@ CCL_HD bool mark_pixel(const Mark& m, uint32_t flags, uint32_t i, int width, int
   return x >= 0 && y >= 0 && x < width && y < height;
 }
 
+/// Pixels of a trail segment: one per step along its longer axis.
+CCL_HD uint32_t segment_pixel_count(const Segment& g) {
+  const int32_t dx = g.x1 - g.x0, dy = g.y1 - g.y0;
+  const int32_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+  return uint32_t(adx > ady ? adx : ady) + 1u;
+}
+
+/// a * i / n rounded half away from zero, in integers (n > 0).
+CCL_HD int32_t scaled_step(int32_t a, uint32_t i, uint32_t n) {
+  const int64_t num = int64_t(a) * int64_t(i) * 2;
+  const int64_t den = int64_t(n) * 2;
+  return int32_t(num >= 0 ? (num + int64_t(n)) / den : -((-num + int64_t(n)) / den));
+}
+
+/// The i-th pixel of g; false when it falls outside the frame.
+CCL_HD bool segment_pixel(const Segment& g, uint32_t i, int width, int height, int* px,
+                          int* py) {
+  const uint32_t steps = segment_pixel_count(g) - 1u;
+  const int x = steps ? g.x0 + scaled_step(g.x1 - g.x0, i, steps) : g.x0;
+  const int y = steps ? g.y0 + scaled_step(g.y1 - g.y0, i, steps) : g.y0;
+  *px = x;
+  *py = y;
+  return x >= 0 && y >= 0 && x < width && y < height;
+}
+
 CCL_HD Paint paint_at(const Scene& s, int width, int x, int y) {
   const size_t p = size_t(y) * size_t(width) + size_t(x);
   if (s.owner && s.owner[p]) return {kSolid, s.owner[p]};
   if (s.labels && s.alpha256) {
     const uint32_t l = s.labels[p];
-    if (l && l <= s.n_labels && s.reported[l]) return {kFilled, l};
+    if (l && l <= s.n_labels && s.color_key[l]) return {kFilled, l};
   }
   return {kNone, 0};
 }
@@ -162,7 +211,7 @@ CCL_HD void draw_pixel(const Target& t, const Scene& s, int x, int y) {
   const Paint p = paint_at(s, t.width, x, y);
   if (p.kind == kNone) return;
   const uint32_t a = alpha_of(s, p);
-  const Rgb c = label_color(p.label);
+  const Rgb c = key_color(s.color_key[p.label]);
   uint8_t* row = t.planes[0] + size_t(y) * t.strides[0];
   switch (t.format) {
     case PixelFormat::Gray8:
@@ -204,7 +253,7 @@ CCL_HD void draw_chroma(const Target& t, const Scene& s, int cx, int cy) {
   const Paint p = paint_of_block(s, t.width, t.height, 2 * cx, 2 * cy);
   if (p.kind == kNone) return;
   const uint32_t a = alpha_of(s, p);
-  const Rgb c = label_color(p.label);
+  const Rgb c = key_color(s.color_key[p.label]);
   uint8_t* u;
   uint8_t* v;
   if (t.format == PixelFormat::NV12) {

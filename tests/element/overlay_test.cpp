@@ -58,7 +58,7 @@ struct Color {
   int r, g, b;
 };
 Color color_of(int label) {
-  const overlay::Rgb c = overlay::label_color(uint32_t(label));
+  const overlay::Rgb c = overlay::key_color(uint32_t(label));
   return {int(c.r), int(c.g), int(c.b)};
 }
 int full_luma(Color c) { return (77 * c.r + 150 * c.g + 29 * c.b + 128) >> 8; }
