@@ -12,7 +12,13 @@
  * thresholded luma and attaches one #GstCclMeta per buffer: the frame size,
  * how many components it found, the reported ones with their bounding box,
  * area, first and second raw moments and centroid, the threshold level used,
- * the algorithm, the connectivity and the GPU time of the frame.
+ * the algorithm, the connectivity and the GPU time of the frame. When the
+ * element tracks components (its property tracking, on by default; the
+ * meta's tracking field says so), each component also carries its track:
+ * a persistent id, unique within the stream and never reused, the id of the
+ * track it split off from, its age, the frames it went unseen, its smoothed
+ * velocity and the bounding box expected in the next frame.
+ * gst_ccl_meta_find_track() looks a track up in a frame.
  *
  * The meta survives buffer copies and elements that keep the frame's
  * geometry (queue, tee, videoconvert, videorate, ...). When a downstream
@@ -20,7 +26,9 @@
  * centroids and moments are mapped into the new frame: boxes grow outward to
  * whole pixels, the area scales with the pixel count, and the second moments
  * are rebuilt from the scaled covariance so that orientation and axis lengths
- * follow the scaling. Elements that crop, pad, flip or rotate the frame
+ * follow the scaling. Predicted boxes are mapped like bounding boxes and
+ * velocities scale with the frame; track ids, parents, ages and unseen
+ * counts stay as they are. Elements that crop, pad, flip or rotate the frame
  * (videocrop, videobox, videoflip) drop it, as do copies of a byte range.
  *
  * |[<!-- language="C" -->
@@ -220,6 +228,7 @@ gst_ccl_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   cmeta->algorithm = GST_CCL_ALGORITHM_HA4;
   cmeta->connectivity = 8;
   cmeta->gpu_time = GST_CLOCK_TIME_NONE;
+  cmeta->tracking = FALSE;
   return TRUE;
 }
 
@@ -241,6 +250,7 @@ copy_fields (GstCclMeta * dst, const GstCclMeta * src)
   dst->algorithm = src->algorithm;
   dst->connectivity = src->connectivity;
   dst->gpu_time = src->gpu_time;
+  dst->tracking = src->tracking;
 }
 
 static guint64
@@ -249,13 +259,47 @@ round_nonnegative (gdouble v)
   return v <= 0.0 ? 0 : (guint64) llround (v);
 }
 
+/* One edge of a predicted box (a column or row between pixels) scaled by s,
+ * rounded outward like a bounding box's edge. A prediction may lie outside
+ * the frame (an object leaving it), and that part must survive the scaling,
+ * so only an edge that was inside the old frame is kept inside the new one:
+ * for boxes within the frame this is exactly the bounding box's mapping. */
+static gint64
+scale_predicted_edge (gint32 edge, gdouble s, gboolean lower, guint old_size,
+    guint new_size)
+{
+  gdouble v = lower ? floor (edge * s) : ceil (edge * s);
+
+  if (edge >= 0 && (guint) edge <= old_size)
+    v = CLAMP (v, 0.0, (gdouble) new_size);
+  return (gint64) CLAMP (v, (gdouble) G_MININT32, (gdouble) G_MAXINT32);
+}
+
+static void
+scale_predicted_span (gint32 pos, gint32 len, gdouble s, guint old_size,
+    guint new_size, gint32 * out_pos, gint32 * out_len)
+{
+  gint64 p0 = scale_predicted_edge (pos, s, TRUE, old_size, new_size);
+  gint64 p1 = scale_predicted_edge ((gint32) CLAMP ((gint64) pos + len,
+          G_MININT32, G_MAXINT32), s, FALSE, old_size, new_size);
+
+  /* An empty prediction (tracking off) stays empty; a real one keeps at
+   * least a pixel, as bounding boxes do. */
+  if (len > 0)
+    p1 = MAX (p1, p0 + 1);
+  else
+    p1 = p0;
+  *out_pos = (gint32) p0;
+  *out_len = (gint32) MIN (p1 - p0, (gint64) G_MAXINT32);
+}
+
 /* Maps a component into a frame scaled by (sx, sy) to new_w x new_h.
  * Pixel centres map as (c + 0.5) * s - 0.5; the box grows outward to whole
  * pixels; the covariance scales with s^2 and the raw second moments are
  * rebuilt from it and the new area, so derived shapes stay consistent. */
 static void
 scale_component (const GstCclComponent * in, gdouble sx, gdouble sy,
-    guint new_w, guint new_h, GstCclComponent * out)
+    guint old_w, guint old_h, guint new_w, guint new_h, GstCclComponent * out)
 {
   gdouble cx, cy, mu20, mu11, mu02, area;
   gint64 x0, y0, x1, y1;
@@ -292,6 +336,18 @@ scale_component (const GstCclComponent * in, gdouble sx, gdouble sy,
   out->sum_yy = round_nonnegative (area * (mu02 + cy * cy));
   out->centroid_x = cx;
   out->centroid_y = cy;
+
+  /* A track is the same object whatever the frame's size. */
+  out->track_id = in->track_id;
+  out->parent_id = in->parent_id;
+  out->track_age = in->track_age;
+  out->frames_unseen = in->frames_unseen;
+  out->velocity_x = in->velocity_x * sx;
+  out->velocity_y = in->velocity_y * sy;
+  scale_predicted_span (in->predicted_x, in->predicted_width, sx, old_w, new_w,
+      &out->predicted_x, &out->predicted_width);
+  scale_predicted_span (in->predicted_y, in->predicted_height, sy, old_h,
+      new_h, &out->predicted_y, &out->predicted_height);
 }
 
 static gboolean
@@ -351,8 +407,8 @@ gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     dst->components = g_new (GstCclComponent, MAX (src->n_components, 1));
     dst->n_components = src->n_components;
     for (i = 0; i < src->n_components; i++)
-      scale_component (&src->components[i], sx, sy, new_w, new_h,
-          &dst->components[i]);
+      scale_component (&src->components[i], sx, sy, src->width, src->height,
+          new_w, new_h, &dst->components[i]);
     return TRUE;
   }
 
@@ -445,9 +501,10 @@ gst_ccl_buffer_get_meta (GstBuffer * buffer)
  *   components, copied into the meta
  * @n_components: number of entries of @components
  *
- * Attaches a #GstCclMeta to @buffer. The remaining fields (threshold,
- * algorithm, connectivity, GPU time) start at their defaults (0, HA4, 8,
- * %GST_CLOCK_TIME_NONE) and may be set on the returned meta.
+ * Attaches a #GstCclMeta to @buffer. The components are copied whole, track
+ * fields included. The remaining fields (threshold, algorithm, connectivity,
+ * GPU time, tracking) start at their defaults (0, HA4, 8,
+ * %GST_CLOCK_TIME_NONE, %FALSE) and may be set on the returned meta.
  *
  * Returns: (transfer none) (nullable): the added meta
  */
@@ -538,4 +595,31 @@ gst_ccl_meta_iterate (const GstCclMeta * meta, gpointer * state)
     return NULL;
   *state = GUINT_TO_POINTER (index + 1);
   return &meta->components[index];
+}
+
+/**
+ * gst_ccl_meta_find_track:
+ * @meta: a #GstCclMeta
+ * @track_id: a track id, as in #GstCclComponent.track_id
+ *
+ * The reported component of the track @track_id in this frame. A frame holds
+ * at most one component per track. 0 is no track's id and finds nothing, so
+ * with the meta's tracking field %FALSE (every id 0) nothing is found.
+ *
+ * Returns: (transfer none) (nullable): the component whose track_id is
+ *   @track_id, or %NULL when none of the reported components has it
+ */
+const GstCclComponent *
+gst_ccl_meta_find_track (const GstCclMeta * meta, guint64 track_id)
+{
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (track_id == 0)
+    return NULL;
+  for (i = 0; i < meta->n_components; i++)
+    if (meta->components[i].track_id == track_id)
+      return &meta->components[i];
+  return NULL;
 }

@@ -14,6 +14,9 @@ set -uo pipefail
 build=$1
 example=$2
 python=${3:-/usr/bin/python3}
+# The library's ABI version (soversion in plugin/meta/meson.build): applications
+# record this name, so it changes only with the ABI, on purpose.
+soname=libgstccl-1.0.so.1
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ccl-install.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
@@ -61,14 +64,15 @@ includedir=$(ccl_pc --variable=includedir gstreamer-ccl-1.0)
 missing=""
 for f in "$includedir/gstreamer-1.0/gst/ccl/gstcclmeta.h" \
          "$includedir/gstreamer-1.0/gst/ccl/ccl-prelude.h" \
-         "$libdir/libgstccl-1.0.so" "$libdir/libgstccl-1.0.so.0"; do
+         "$libdir/libgstccl-1.0.so" "$libdir/$soname"; do
   [ -e "$f" ] || missing+=" ${f#"$stage/root"}"
 done
-if [ -z "$missing" ] && ! grep -q "$(cd "$build" && pwd)" "$pc"; then
-  ok "headers and library under the pkg-config file's prefix, no build paths in it"
+recorded=$(readelf -d "$libdir/libgstccl-1.0.so" 2>&1 | sed -n 's/.*Library soname: \[\(.*\)\].*/\1/p')
+if [ -z "$missing" ] && [ "$recorded" = "$soname" ] && ! grep -q "$(cd "$build" && pwd)" "$pc"; then
+  ok "headers and library ($soname) under the pkg-config file's prefix, no build paths in it"
 else
-  not_ok "headers and library under the pkg-config file's prefix, no build paths in it" \
-    "missing:${missing:- none}; $(cat "$pc")"
+  not_ok "headers and library ($soname) under the pkg-config file's prefix, no build paths in it" \
+    "missing:${missing:- none}; soname: ${recorded:-none}; $(cat "$pc")"
 fi
 
 # Our own flags from the staged file (the relocated prefix must not reach the
@@ -98,15 +102,18 @@ if [ -x "$exe" ] && [ -n "$plugin" ]; then
     not_ok "the installed C example prints 5 frames through the installed plugin" "$out"
   fi
   linked=$("${run_env[@]}" ldd "$exe" | awk '/libgstccl-1.0/ { print $3 }')
-  if [ "$(readlink -f "$linked")" = "$(readlink -f "$libdir/libgstccl-1.0.so.0")" ]; then
-    ok "the example loads the installed libgstccl-1.0"
+  needed=$(readelf -d "$exe" 2>&1 | sed -n 's/.*Shared library: \[\(libgstccl-1.0[^]]*\)\].*/\1/p')
+  if [ "$needed" = "$soname" ] &&
+     [ "$(readlink -f "$linked")" = "$(readlink -f "$libdir/$soname")" ]; then
+    ok "the example needs $soname and loads the installed one"
   else
-    not_ok "the example loads the installed libgstccl-1.0" "ldd: $linked"
+    not_ok "the example needs $soname and loads the installed one" \
+      "needed: ${needed:-none}; ldd: $linked"
   fi
 else
   skip "the installed C example prints 5 frames through the installed plugin" \
     "no example binary or no installed plugin"
-  skip "the example loads the installed libgstccl-1.0" "no example binary"
+  skip "the example needs $soname and loads the installed one" "no example binary"
 fi
 
 gir=$(find "$stage/root" -name GstCcl-1.0.gir | head -n 1)
@@ -146,10 +153,12 @@ from gi.repository import Gst, GstCcl
 Gst.init(None)
 c = GstCcl.Component()
 c.label, c.area, c.sum_x, c.sum_y = 1, 4, 10, 6
+c.track_id, c.parent_id = 2**40 + 3, 7
 buf = Gst.Buffer.new()
-GstCcl.Meta.add(buf, 8, 8, 1, [c])
+GstCcl.Meta.add(buf, 8, 8, 1, [c]).tracking = True
 m = GstCcl.buffer_get_meta(buf)
 assert (m.width, m.total_count, m.n_components) == (8, 1, 1), (m.width, m.n_components)
 assert m.get_component(0).get_centroid() == (2.5, 1.5)
+assert m.tracking and m.find_track(2**40 + 3).parent_id == 7
 '
 exit $((failed > 0))

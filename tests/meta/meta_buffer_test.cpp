@@ -5,6 +5,7 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -15,9 +16,29 @@ namespace {
 using meta_test::component_of;
 using meta_test::rectangle;
 
+// Gives c a track whose every field differs from the others' and from 0, so that a
+// field dropped or swapped by a copy shows.
+GstCclComponent with_track(GstCclComponent c, guint64 id, guint64 parent) {
+  c.track_id = id;
+  c.parent_id = parent;
+  c.track_age = guint32(id % 1000) + 3;
+  c.frames_unseen = guint32(id % 7) + 1;
+  c.velocity_x = 1.25 + double(id % 100);
+  c.velocity_y = -0.5 - double(id % 10);
+  c.predicted_x = c.x + 2;
+  c.predicted_y = c.y - 1;
+  c.predicted_width = c.width + 1;
+  c.predicted_height = c.height + 2;
+  return c;
+}
+
+// Ids above 2^32 catch a field narrowed anywhere on the way.
+constexpr guint64 kBigId = (guint64(1) << 40) + 5;
+
 std::vector<GstCclComponent> three_components() {
-  return {component_of(1, rectangle(0, 0, 3, 2)), component_of(2, rectangle(10, 1, 1, 5)),
-          component_of(4, rectangle(4, 8, 6, 6))};
+  return {with_track(component_of(1, rectangle(0, 0, 3, 2)), 3, 0),
+          with_track(component_of(2, rectangle(10, 1, 1, 5)), kBigId, 3),
+          with_track(component_of(4, rectangle(4, 8, 6, 6)), 12, 0)};
 }
 
 GstCclMeta* add_three(GstBuffer* buf) {
@@ -27,7 +48,21 @@ GstCclMeta* add_three(GstBuffer* buf) {
   meta->algorithm = GST_CCL_ALGORITHM_KOMURA;
   meta->connectivity = 4;
   meta->gpu_time = 250000;
+  meta->tracking = TRUE;
   return meta;
+}
+
+void expect_same_track(const GstCclComponent& a, const GstCclComponent& b) {
+  EXPECT_EQ(a.track_id, b.track_id);
+  EXPECT_EQ(a.parent_id, b.parent_id);
+  EXPECT_EQ(a.track_age, b.track_age);
+  EXPECT_EQ(a.frames_unseen, b.frames_unseen);
+  EXPECT_EQ(a.velocity_x, b.velocity_x);
+  EXPECT_EQ(a.velocity_y, b.velocity_y);
+  EXPECT_EQ(a.predicted_x, b.predicted_x);
+  EXPECT_EQ(a.predicted_y, b.predicted_y);
+  EXPECT_EQ(a.predicted_width, b.predicted_width);
+  EXPECT_EQ(a.predicted_height, b.predicted_height);
 }
 
 void expect_same_content(const GstCclMeta* a, const GstCclMeta* b) {
@@ -38,10 +73,12 @@ void expect_same_content(const GstCclMeta* a, const GstCclMeta* b) {
   EXPECT_EQ(a->algorithm, b->algorithm);
   EXPECT_EQ(a->connectivity, b->connectivity);
   EXPECT_EQ(a->gpu_time, b->gpu_time);
+  EXPECT_EQ(a->tracking, b->tracking);
   ASSERT_EQ(a->n_components, b->n_components);
   if (a->n_components) {
     EXPECT_EQ(std::memcmp(a->components, b->components, a->n_components * sizeof(GstCclComponent)),
               0);
+    for (guint i = 0; i < a->n_components; ++i) expect_same_track(a->components[i], b->components[i]);
   }
 }
 
@@ -77,6 +114,7 @@ TEST(MetaBuffer, NewMetaHasDocumentedDefaults) {
   EXPECT_EQ(meta->algorithm, GST_CCL_ALGORITHM_HA4);
   EXPECT_EQ(meta->connectivity, 8u);
   EXPECT_EQ(meta->gpu_time, GST_CLOCK_TIME_NONE);
+  EXPECT_FALSE(meta->tracking);
   gst_buffer_unref(buf);
 }
 
@@ -89,6 +127,38 @@ TEST(MetaBuffer, AddCopiesTheCallersComponents) {
   comps.shrink_to_fit();
   EXPECT_EQ(meta->components[0].area, 6u);
   gst_buffer_unref(buf);
+}
+
+TEST(MetaBuffer, AddCopiesTheTrackFields) {
+  GstBuffer* buf = gst_buffer_new();
+  auto comps = three_components();
+  const GstCclMeta* meta = gst_ccl_meta_add(buf, 32, 24, 3, comps.data(), 3);
+  const auto expected = three_components();
+  comps[1].track_id = 1;
+  comps[1].velocity_x = 0.0;
+  ASSERT_EQ(meta->n_components, 3u);
+  for (guint i = 0; i < 3; ++i) expect_same_track(meta->components[i], expected[i]);
+  EXPECT_EQ(meta->components[1].track_id, kBigId);
+  EXPECT_EQ(meta->components[1].parent_id, 3u);
+  EXPECT_EQ(meta->components[1].predicted_x, 12);
+  EXPECT_EQ(meta->components[1].predicted_height, 7);
+  EXPECT_DOUBLE_EQ(meta->components[1].velocity_x, 1.25 + double(kBigId % 100));
+  gst_buffer_unref(buf);
+}
+
+// The field order is the ABI applications are compiled against: the track fields
+// follow the centroid, tracking follows gpu_time.
+TEST(MetaBuffer, TrackFieldsFollowTheFeatures) {
+  EXPECT_EQ(offsetof(GstCclComponent, track_id),
+            offsetof(GstCclComponent, centroid_y) + sizeof(gdouble));
+  EXPECT_LT(offsetof(GstCclComponent, track_id), offsetof(GstCclComponent, parent_id));
+  EXPECT_LT(offsetof(GstCclComponent, parent_id), offsetof(GstCclComponent, track_age));
+  EXPECT_LT(offsetof(GstCclComponent, track_age), offsetof(GstCclComponent, frames_unseen));
+  EXPECT_LT(offsetof(GstCclComponent, frames_unseen), offsetof(GstCclComponent, velocity_x));
+  EXPECT_LT(offsetof(GstCclComponent, velocity_y), offsetof(GstCclComponent, predicted_x));
+  EXPECT_EQ(offsetof(GstCclComponent, predicted_height) + sizeof(gint32), sizeof(GstCclComponent));
+  EXPECT_EQ(offsetof(GstCclMeta, tracking), offsetof(GstCclMeta, gpu_time) + sizeof(GstClockTime));
+  EXPECT_LT(offsetof(GstCclMeta, tracking), offsetof(GstCclMeta, _gst_reserved));
 }
 
 TEST(MetaBuffer, MetaAPICarriesGeometryTags) {
@@ -159,7 +229,21 @@ TEST(MetaCopy, BufferCopyCarriesADeepCopy) {
   const auto expected = three_components();
   gst_buffer_unref(buf);  // the copy outlives its source
   EXPECT_EQ(std::memcmp(c->components, expected.data(), sizeof(GstCclComponent) * 3), 0);
+  EXPECT_TRUE(c->tracking);
+  for (guint i = 0; i < 3; ++i) expect_same_track(c->components[i], expected[i]);
   gst_buffer_unref(copy);
+}
+
+TEST(MetaCopy, TrackingOffSurvivesACopy) {
+  GstBuffer* buf = gst_buffer_new_allocate(nullptr, 64, nullptr);
+  GstCclMeta* meta = add_three(buf);
+  meta->tracking = FALSE;
+  GstBuffer* copy = gst_buffer_copy(buf);
+  const GstCclMeta* c = gst_ccl_meta_get(copy);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->tracking);
+  gst_buffer_unref(copy);
+  gst_buffer_unref(buf);
 }
 
 TEST(MetaCopy, EmptyMetaCopies) {
@@ -221,7 +305,7 @@ TEST(MetaCopy, RemovedMetaIsGone) {
 TEST(MetaTypes, ComponentIsABoxedType) {
   ASSERT_TRUE(G_TYPE_IS_BOXED(GST_TYPE_CCL_COMPONENT));
   EXPECT_STREQ(g_type_name(GST_TYPE_CCL_COMPONENT), "GstCclComponent");
-  const GstCclComponent c = component_of(5, rectangle(2, 3, 4, 5));
+  const GstCclComponent c = with_track(component_of(5, rectangle(2, 3, 4, 5)), kBigId, 9);
   GValue v = G_VALUE_INIT;
   g_value_init(&v, GST_TYPE_CCL_COMPONENT);
   g_value_set_boxed(&v, &c);
@@ -232,7 +316,43 @@ TEST(MetaTypes, ComponentIsABoxedType) {
 
   GstCclComponent* copy = gst_ccl_component_copy(&c);
   EXPECT_EQ(std::memcmp(copy, &c, sizeof c), 0);
+  expect_same_track(*copy, c);
   gst_ccl_component_free(copy);
+}
+
+TEST(MetaFindTrack, FindsEachTrackOfTheFrame) {
+  GstBuffer* buf = gst_buffer_new();
+  const GstCclMeta* meta = add_three(buf);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, 3), &meta->components[0]);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, kBigId), &meta->components[1]);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, 12), &meta->components[2]);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, 12)->label, 4u);
+  gst_buffer_unref(buf);
+}
+
+TEST(MetaFindTrack, UnknownIdsFindNothing) {
+  GstBuffer* buf = gst_buffer_new();
+  const GstCclMeta* meta = add_three(buf);
+  // 5 is kBigId's low 32 bits: a lookup narrowing the id would find it.
+  for (guint64 id : {guint64(0), guint64(1), guint64(5), kBigId + 1, G_MAXUINT64})
+    EXPECT_EQ(gst_ccl_meta_find_track(meta, id), nullptr) << id;
+  gst_buffer_unref(buf);
+
+  buf = gst_buffer_new();
+  const GstCclMeta* empty = gst_ccl_meta_add(buf, 4, 4, 0, nullptr, 0);
+  EXPECT_EQ(gst_ccl_meta_find_track(empty, 3), nullptr);
+  gst_buffer_unref(buf);
+}
+
+TEST(MetaFindTrack, TrackingOffFindsNothing) {
+  // Without tracking every id is 0, which is no track's id.
+  const std::vector<GstCclComponent> comps = {component_of(1, rectangle(0, 0, 2, 2)),
+                                              component_of(2, rectangle(5, 5, 2, 2))};
+  GstBuffer* buf = gst_buffer_new();
+  const GstCclMeta* meta = gst_ccl_meta_add(buf, 8, 8, 2, comps.data(), 2);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, 0), nullptr);
+  EXPECT_EQ(gst_ccl_meta_find_track(meta, 1), nullptr);
+  gst_buffer_unref(buf);
 }
 
 TEST(MetaTypes, AlgorithmEnumHasNicks) {

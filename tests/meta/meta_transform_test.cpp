@@ -56,6 +56,22 @@ const GstCclMeta* scaled_meta(GstBuffer* src, int in_w, int in_h, int out_w, int
   return gst_ccl_meta_get(*dest);
 }
 
+// c with a track: ids, age and unseen count that scaling must keep, a velocity, and
+// a predicted box of the given geometry.
+GstCclComponent tracked(GstCclComponent c, guint64 id, int px, int py, int pw, int ph) {
+  c.track_id = id;
+  c.parent_id = id + 100;
+  c.track_age = 17;
+  c.frames_unseen = 2;
+  c.velocity_x = 3.0;
+  c.velocity_y = -1.5;
+  c.predicted_x = px;
+  c.predicted_y = py;
+  c.predicted_width = pw;
+  c.predicted_height = ph;
+  return c;
+}
+
 struct Moments {
   double mu20, mu11, mu02;
 };
@@ -260,6 +276,130 @@ TEST(MetaScale, RandomScalesKeepBoxesInsideAroundCentroids) {
   gst_buffer_unref(buf);
 }
 
+TEST(MetaScale, TrackIdsStayAndMotionScales) {
+  GstBuffer* buf = gst_buffer_new();
+  GstCclMeta* in = add_meta(buf, 64, 48,
+                            {tracked(component_of(3, rectangle(5, 6, 4, 3)),
+                                     (guint64(1) << 33) + 1, 7, 6, 4, 3)});
+  in->tracking = TRUE;
+  GstBuffer* out;
+  const GstCclMeta* m = scaled_meta(buf, 64, 48, 128, 72, &out);  // sx = 2, sy = 1.5
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->tracking);
+  ASSERT_EQ(m->n_components, 1u);
+  const GstCclComponent& c = m->components[0];
+  EXPECT_EQ(c.track_id, (guint64(1) << 33) + 1);
+  EXPECT_EQ(c.parent_id, (guint64(1) << 33) + 101);
+  EXPECT_EQ(c.track_age, 17u);
+  EXPECT_EQ(c.frames_unseen, 2u);
+  EXPECT_DOUBLE_EQ(c.velocity_x, 6.0);
+  EXPECT_DOUBLE_EQ(c.velocity_y, -2.25);
+  // Columns [7, 11) -> [14, 22); rows [6, 9) -> [9, 13.5), grown outward to [9, 14).
+  EXPECT_EQ(c.predicted_x, 14);
+  EXPECT_EQ(c.predicted_width, 8);
+  EXPECT_EQ(c.predicted_y, 9);
+  EXPECT_EQ(c.predicted_height, 5);
+  // The bounding box beside it went through the same mapping.
+  EXPECT_EQ(c.x, 10);
+  EXPECT_EQ(c.y, 9);
+  EXPECT_EQ(c.height, 5);
+  gst_buffer_unref(out);
+  gst_buffer_unref(buf);
+}
+
+// A predicted box equal to the bounding box must come out equal to the scaled
+// bounding box, whatever the scale.
+TEST(MetaScale, PredictedBoxMapsLikeTheBoundingBox) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> size(1, 400);
+  std::vector<GstCclComponent> comps;
+  for (int i = 0; i < 12; ++i) {
+    const int x = int(rng() % 199), y = int(rng() % 149);
+    const int w = 1 + int(rng() % std::min(40, 200 - x)), h = 1 + int(rng() % std::min(30, 150 - y));
+    GstCclComponent c = component_of(guint32(i + 1), rectangle(x, y, w, h));
+    comps.push_back(tracked(c, guint64(i + 1), c.x, c.y, c.width, c.height));
+  }
+  GstBuffer* buf = gst_buffer_new();
+  add_meta(buf, 200, 150, comps);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int out_w = size(rng), out_h = size(rng);
+    GstBuffer* out;
+    const GstCclMeta* m = scaled_meta(buf, 200, 150, out_w, out_h, &out);
+    ASSERT_NE(m, nullptr);
+    for (guint i = 0; i < m->n_components; ++i) {
+      const GstCclComponent& c = m->components[i];
+      SCOPED_TRACE(std::to_string(out_w) + "x" + std::to_string(out_h) + " #" +
+                   std::to_string(c.label));
+      EXPECT_EQ(c.predicted_x, c.x);
+      EXPECT_EQ(c.predicted_y, c.y);
+      EXPECT_EQ(c.predicted_width, c.width);
+      EXPECT_EQ(c.predicted_height, c.height);
+      EXPECT_EQ(c.track_id, guint64(i + 1));
+    }
+    gst_buffer_unref(out);
+  }
+  gst_buffer_unref(buf);
+}
+
+// A prediction reaching out of the frame (an object leaving it) keeps its outside
+// part; bounding boxes never have one.
+TEST(MetaScale, PredictionOutsideTheFrameIsKept) {
+  GstBuffer* buf = gst_buffer_new();
+  add_meta(buf, 64, 48,
+           {tracked(component_of(1, rectangle(0, 10, 3, 3)), 1, -4, 10, 6, 3),
+            tracked(component_of(2, rectangle(60, 44, 4, 4)), 2, 62, 46, 4, 4)});
+  GstBuffer* out;
+  const GstCclMeta* m = scaled_meta(buf, 64, 48, 128, 96, &out);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->n_components, 2u);
+  EXPECT_EQ(m->components[0].predicted_x, -8);
+  EXPECT_EQ(m->components[0].predicted_width, 12);
+  EXPECT_EQ(m->components[0].predicted_y, 20);
+  EXPECT_EQ(m->components[1].predicted_x, 124);
+  EXPECT_EQ(m->components[1].predicted_width, 8);
+  EXPECT_EQ(m->components[1].predicted_y, 92);
+  EXPECT_EQ(m->components[1].predicted_height, 8);
+  gst_buffer_unref(out);
+  gst_buffer_unref(buf);
+}
+
+TEST(MetaScale, UntrackedComponentsStayUntracked) {
+  GstBuffer* buf = gst_buffer_new();
+  add_meta(buf, 64, 48, {component_of(1, rectangle(5, 6, 4, 3))});
+  GstBuffer* out;
+  const GstCclMeta* m = scaled_meta(buf, 64, 48, 100, 70, &out);
+  ASSERT_NE(m, nullptr);
+  EXPECT_FALSE(m->tracking);
+  const GstCclComponent& c = m->components[0];
+  EXPECT_EQ(c.track_id, 0u);
+  EXPECT_EQ(c.parent_id, 0u);
+  EXPECT_EQ(c.track_age, 0u);
+  EXPECT_EQ(c.velocity_x, 0.0);
+  EXPECT_EQ(c.velocity_y, 0.0);
+  EXPECT_EQ(c.predicted_x, 0);
+  EXPECT_EQ(c.predicted_y, 0);
+  EXPECT_EQ(c.predicted_width, 0);
+  EXPECT_EQ(c.predicted_height, 0);
+  gst_buffer_unref(out);
+  gst_buffer_unref(buf);
+}
+
+TEST(MetaScale, SameSizeKeepsTracking) {
+  GstBuffer* buf = gst_buffer_new();
+  GstCclMeta* in = add_meta(buf, 64, 48, {tracked(component_of(1, rectangle(5, 6, 4, 3)), 9,
+                                                  -2, 7, 4, 3)});
+  in->tracking = TRUE;
+  GstBuffer* out;
+  const GstCclMeta* m = scaled_meta(buf, 64, 48, 64, 48, &out);
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->tracking);
+  EXPECT_EQ(m->components[0].track_id, 9u);
+  EXPECT_EQ(m->components[0].predicted_x, -2);
+  EXPECT_EQ(m->components[0].velocity_y, -1.5);
+  gst_buffer_unref(out);
+  gst_buffer_unref(buf);
+}
+
 TEST(MetaScale, OtherTransformsDropTheMeta) {
   GstBuffer* buf = gst_buffer_new_allocate(nullptr, 16, nullptr);
   add_meta(buf, 4, 4, {component_of(1, rectangle(0, 0, 2, 2))});
@@ -292,7 +432,8 @@ class MetaThroughElement : public ::testing::Test {
     gst_buffer_memset(buf, 0, 0, 64 * 48);
     GST_BUFFER_PTS(buf) = 0;
     GST_BUFFER_DURATION(buf) = GST_SECOND / 30;
-    add_meta(buf, 64, 48, {component_of(1, rectangle(5, 6, 4, 3))});
+    add_meta(buf, 64, 48, {tracked(component_of(1, rectangle(5, 6, 4, 3)), 21, 8, 5, 4, 3)})
+        ->tracking = TRUE;
     EXPECT_EQ(gst_harness_push(h_, buf), GST_FLOW_OK);
     out_ = gst_harness_pull(h_);
     return out_ ? gst_ccl_meta_get(out_) : nullptr;
@@ -319,6 +460,12 @@ TEST_F(MetaThroughElement, VideoscaleScalesIt) {
   EXPECT_EQ(m->components[0].x, 10);
   EXPECT_EQ(m->components[0].width, 8);
   EXPECT_EQ(m->components[0].area, 48u);
+  EXPECT_TRUE(m->tracking);
+  EXPECT_EQ(m->components[0].track_id, 21u);
+  EXPECT_EQ(m->components[0].predicted_x, 16);
+  EXPECT_EQ(m->components[0].predicted_y, 10);
+  EXPECT_EQ(m->components[0].predicted_width, 8);
+  EXPECT_DOUBLE_EQ(m->components[0].velocity_x, 6.0);
 }
 
 TEST_F(MetaThroughElement, VideoconvertKeepsItExactly) {
@@ -326,10 +473,12 @@ TEST_F(MetaThroughElement, VideoconvertKeepsItExactly) {
       run("videoconvert", "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
   if (!available_) GTEST_SKIP() << "videoconvert (gst-plugins-base) is not installed";
   ASSERT_NE(m, nullptr) << "videoconvert dropped the meta";
-  const GstCclComponent expected = component_of(1, rectangle(5, 6, 4, 3));
+  const GstCclComponent expected =
+      tracked(component_of(1, rectangle(5, 6, 4, 3)), 21, 8, 5, 4, 3);
   ASSERT_EQ(m->n_components, 1u);
   EXPECT_EQ(std::memcmp(&m->components[0], &expected, sizeof expected), 0);
   EXPECT_EQ(m->threshold, 91u);
+  EXPECT_TRUE(m->tracking);
 }
 
 TEST_F(MetaThroughElement, VideoflipDropsIt) {

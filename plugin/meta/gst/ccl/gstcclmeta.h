@@ -45,12 +45,36 @@ GType gst_ccl_algorithm_get_type (void);
  * @sum_yy: sum of y * y
  * @centroid_x: @sum_x / @area
  * @centroid_y: @sum_y / @area
+ * @track_id: the persistent id of the component's track, 1, 2, ... in order
+ *   of the tracks' birth; 0 when the element's tracking is off (the meta's
+ *   tracking field is %FALSE). Unique within a stream, never reused, and
+ *   deterministic: the same frames and settings give the same ids on every
+ *   run, backend and algorithm. Tracks end on a flush, a new stream-start and
+ *   a change of frame size; after a flush or a size change the numbering
+ *   continues (no id comes back), after a stream-start it begins again at 1.
+ * @parent_id: the track this one split off from (its largest part keeps the
+ *   parent's id), or 0 when it did not split off from one
+ * @track_age: frames since the track began, this one included (1 for a new
+ *   track)
+ * @frames_unseen: frames the track went unseen right before this one (0 when
+ *   it was seen in the previous frame; above 0 when it came back after being
+ *   lost or merged into another component)
+ * @velocity_x: smoothed velocity of the track along the columns, in pixels per
+ *   frame
+ * @velocity_y: smoothed velocity along the rows, in pixels per frame
+ * @predicted_x: left column of the bounding box the track is expected to have
+ *   in the next frame (this frame's box moved by the velocity; it may reach
+ *   outside the frame, so it can be negative)
+ * @predicted_y: top row of the predicted bounding box
+ * @predicted_width: width of the predicted bounding box
+ * @predicted_height: height of the predicted bounding box
  *
  * One connected component of a frame. Coordinates are pixel indices of the
  * frame described by the #GstCclMeta holding it; the sums are the raw moments
  * of order one and two, from which gst_ccl_component_get_central_moments(),
  * gst_ccl_component_get_orientation() and gst_ccl_component_get_axis_lengths()
- * derive the shape.
+ * derive the shape. The track fields (@track_id to @predicted_height) are
+ * filled when the element tracks components, and are all 0 otherwise.
  */
 typedef struct {
   guint32 label;
@@ -66,6 +90,16 @@ typedef struct {
   guint64 sum_yy;
   gdouble centroid_x;
   gdouble centroid_y;
+  guint64 track_id;
+  guint64 parent_id;
+  guint32 track_age;
+  guint32 frames_unseen;
+  gdouble velocity_x;
+  gdouble velocity_y;
+  gint32 predicted_x;
+  gint32 predicted_y;
+  gint32 predicted_width;
+  gint32 predicted_height;
 } GstCclComponent;
 
 #define GST_TYPE_CCL_COMPONENT (gst_ccl_component_get_type ())
@@ -113,6 +147,9 @@ typedef struct _GstCclMeta GstCclMeta;
  * @connectivity: 4 or 8
  * @gpu_time: GPU time spent on the frame (upload, labeling, features, overlay,
  *   download), or %GST_CLOCK_TIME_NONE when the frame was labeled on the CPU
+ * @tracking: %TRUE when the track fields of @components (track_id,
+ *   parent_id, track_age, frames_unseen, velocity and predicted box) are
+ *   filled; %FALSE when the element's tracking is off and they are all 0
  *
  * Connected components of a video frame, attached by the cudaccl element.
  */
@@ -128,6 +165,7 @@ struct _GstCclMeta {
   GstCclAlgorithm algorithm;
   guint connectivity;
   GstClockTime gpu_time;
+  gboolean tracking;
 
   /*< private >*/
   gpointer _gst_reserved[GST_PADDING];
@@ -174,6 +212,10 @@ const GstCclComponent * gst_ccl_meta_get_components (const GstCclMeta * meta,
 GST_CCL_API
 const GstCclComponent * gst_ccl_meta_iterate (const GstCclMeta * meta,
     gpointer * state);
+
+GST_CCL_API
+const GstCclComponent * gst_ccl_meta_find_track (const GstCclMeta * meta,
+    guint64 track_id);
 
 G_END_DECLS
 
