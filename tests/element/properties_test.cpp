@@ -35,8 +35,9 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
   gint backend, device, algorithm, connectivity, mode;
   guint threshold, min_area, max_components, overlay;
   gdouble alpha;
-  gboolean roi, post;
-  g_object_get(e, "backend", &backend, "cuda-device-id", &device, "algorithm", &algorithm,
+  gboolean roi, post, tracking;
+  guint max_lost;
+  g_object_get(e, "tracking", &tracking, "track-max-lost", &max_lost, "backend", &backend, "cuda-device-id", &device, "algorithm", &algorithm,
                "connectivity", &connectivity, "threshold", &threshold, "threshold-mode", &mode,
                "min-area", &min_area, "max-components", &max_components, "overlay", &overlay,
                "overlay-alpha", &alpha, "roi-meta", &roi, "post-messages", &post, nullptr);
@@ -52,9 +53,12 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
   EXPECT_DOUBLE_EQ(alpha, 0.5);
   EXPECT_TRUE(roi);
   EXPECT_FALSE(post);
+  EXPECT_TRUE(tracking);
+  EXPECT_EQ(max_lost, 15u);
   for (const char* name : {"backend", "cuda-device-id", "algorithm", "connectivity", "threshold",
                            "threshold-mode", "min-area", "max-components", "overlay",
-                           "overlay-alpha", "roi-meta", "post-messages"}) {
+                           "overlay-alpha", "roi-meta", "post-messages", "tracking",
+                           "track-max-lost"}) {
     GParamSpec* p = pspec(e, name);
     ASSERT_NE(p, nullptr) << name;
     EXPECT_GT(strlen(g_param_spec_get_blurb(p)), 20u) << name << " needs a real blurb";
@@ -73,6 +77,10 @@ TEST(Properties, RangesAreThoseOfTheSpec) {
   EXPECT_EQ(alpha->maximum, 1.0);
   EXPECT_EQ(G_PARAM_SPEC_INT(pspec(e, "cuda-device-id"))->minimum, -1);
   EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "min-area"))->minimum, 1u);
+  EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "track-max-lost"))->minimum, 0u);
+  EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "track-max-lost"))->maximum, 1000u);
+  GFlagsClass* overlay = G_PARAM_SPEC_FLAGS(pspec(e, "overlay"))->flags_class;
+  ASSERT_NE(g_flags_get_value_by_nick(overlay, "trails"), nullptr);
 
   GEnumClass* conn = G_PARAM_SPEC_ENUM(pspec(e, "connectivity"))->enum_class;
   ASSERT_EQ(conn->n_values, 2u);
