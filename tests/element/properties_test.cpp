@@ -79,8 +79,8 @@ TEST(Properties, RangesAreThoseOfTheSpec) {
   EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "min-area"))->minimum, 1u);
   EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "track-max-lost"))->minimum, 0u);
   EXPECT_EQ(G_PARAM_SPEC_UINT(pspec(e, "track-max-lost"))->maximum, 1000u);
-  GFlagsClass* overlay = G_PARAM_SPEC_FLAGS(pspec(e, "overlay"))->flags_class;
-  ASSERT_NE(g_flags_get_value_by_nick(overlay, "trails"), nullptr);
+  GFlagsClass* overlay_flags = G_PARAM_SPEC_FLAGS(pspec(e, "overlay"))->flags_class;
+  ASSERT_NE(g_flags_get_value_by_nick(overlay_flags, "trails"), nullptr);
 
   GEnumClass* conn = G_PARAM_SPEC_ENUM(pspec(e, "connectivity"))->enum_class;
   ASSERT_EQ(conn->n_values, 2u);
