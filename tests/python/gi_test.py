@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The GstCcl-1.0 typelib from Python (PyGObject): every field of the meta and its
-components read directly, derived quantities, and metas read from a running
-pipeline (pad probe and appsink) equal to what the element posts. Prints TAP.
+components read directly (track fields and 64-bit track ids included), derived
+quantities, track lookup, and metas read from a running pipeline (pad probe and
+appsink) equal to what the element posts, with tracking on and off. Prints TAP.
 
 The environment points GI_TYPELIB_PATH, LD_LIBRARY_PATH and GST_PLUGIN_PATH into
 the build folder (tests/python/meson.build sets them)."""
@@ -21,8 +22,13 @@ except (ImportError, ValueError) as e:
 tap = Tap()
 Gst.init(None)
 
+TRACK_FIELDS = ["track_id", "parent_id", "track_age", "frames_unseen", "velocity_x",
+                "velocity_y", "predicted_x", "predicted_y", "predicted_width",
+                "predicted_height"]
 COMPONENT_FIELDS = ["label", "x", "y", "width", "height", "area", "sum_x", "sum_y",
-                    "sum_xx", "sum_xy", "sum_yy", "centroid_x", "centroid_y"]
+                    "sum_xx", "sum_xy", "sum_yy", "centroid_x", "centroid_y"] + TRACK_FIELDS
+# Above 2^32, so that a binding narrowing the 64-bit ids shows.
+BIG_ID = 2**40 + 7
 
 
 def component(label, pixels):
@@ -38,6 +44,16 @@ def component(label, pixels):
     c.sum_xy = sum(x * y for x, y in pixels)
     c.sum_yy = sum(y * y for y in ys)
     c.centroid_x, c.centroid_y = c.sum_x / c.area, c.sum_y / c.area
+    return c
+
+
+def with_track(c, track_id, parent_id=0):
+    """c with a track whose fields all differ from 0 and from each other."""
+    c.track_id, c.parent_id = track_id, parent_id
+    c.track_age, c.frames_unseen = 12, 3
+    c.velocity_x, c.velocity_y = 2.5, -0.75
+    c.predicted_x, c.predicted_y = c.x - 3, c.y + 1
+    c.predicted_width, c.predicted_height = c.width + 1, c.height + 2
     return c
 
 
@@ -78,6 +94,38 @@ def test_defaults():
     assert m.get_components() == []
     assert (m.threshold, m.algorithm, m.connectivity) == (0, GstCcl.Algorithm.HA4, 8)
     assert m.gpu_time == Gst.CLOCK_TIME_NONE
+    assert m.tracking is False
+    assert [getattr(GstCcl.Component(), f) for f in TRACK_FIELDS] == [0] * len(TRACK_FIELDS)
+
+
+def test_track_fields():
+    buf = Gst.Buffer.new_allocate(None, 16, None)
+    comps = [with_track(component(1, L_SHAPE), 5), with_track(component(2, BAR), BIG_ID, 5)]
+    GstCcl.Meta.add(buf, 64, 48, 2, comps).tracking = True
+    m = GstCcl.buffer_get_meta(buf)
+    assert m.tracking is True
+    got = m.get_component(1)
+    assert (got.track_id, got.parent_id) == (BIG_ID, 5), (got.track_id, got.parent_id)
+    assert (got.track_age, got.frames_unseen) == (12, 3)
+    assert (got.velocity_x, got.velocity_y) == (2.5, -0.75)
+    assert (got.predicted_x, got.predicted_y, got.predicted_width, got.predicted_height) == \
+        (7, 6, 7, 4), (got.predicted_x, got.predicted_y)
+    copied = GstCcl.buffer_get_meta(buf.copy())
+    assert copied.tracking is True
+    assert [fields(c) for c in copied.get_components()] == [fields(c) for c in comps]
+
+
+def test_find_track():
+    buf = Gst.Buffer.new()
+    comps = [with_track(component(1, L_SHAPE), 5), with_track(component(2, BAR), BIG_ID, 5)]
+    m = GstCcl.Meta.add(buf, 64, 48, 2, comps)
+    m.tracking = True
+    found = m.find_track(BIG_ID)
+    assert found is not None and found.label == 2 and found.parent_id == 5
+    assert m.find_track(5).label == 1
+    # 7 is BIG_ID's low 32 bits; 0 is no track's id.
+    for missing in [0, 7, 6, BIG_ID + 1]:
+        assert m.find_track(missing) is None, missing
 
 
 def test_derived_by_hand():
@@ -115,6 +163,32 @@ def test_types():
     assert int(GstCcl.Algorithm.HA4) == 0 and int(GstCcl.Algorithm.KOMURA) == 1
     assert GstCcl.Algorithm.KOMURA.value_nick == "komura"
     assert GstCcl.Component.__gtype__.name == "GstCclComponent"
+
+
+def typelib_fields(name):
+    """(name, type tag) of each field of the typelib's struct GstCcl.<name>, in order."""
+    gi.require_version("GIRepository", "2.0")
+    from gi.repository import GIRepository
+    info = GIRepository.Repository.get_default().find_by_name("GstCcl", name)
+    out = []
+    for i in range(GIRepository.struct_info_get_n_fields(info)):
+        f = GIRepository.struct_info_get_field(info, i)
+        tag = GIRepository.type_info_get_tag(GIRepository.field_info_get_type(f))
+        out.append((GIRepository.BaseInfo.get_name(f), tag.value_nick))
+    return out
+
+
+def test_typelib_layout():
+    # The typelib must describe the C layout, or bindings read the wrong bytes.
+    comp = typelib_fields("Component")
+    assert comp[12] == ("centroid_y", "double"), comp[12]
+    assert comp[13:] == [("track_id", "uint64"), ("parent_id", "uint64"),
+                         ("track_age", "uint32"), ("frames_unseen", "uint32"),
+                         ("velocity_x", "double"), ("velocity_y", "double"),
+                         ("predicted_x", "int32"), ("predicted_y", "int32"),
+                         ("predicted_width", "int32"), ("predicted_height", "int32")], comp[13:]
+    meta = [n for n, _ in typelib_fields("Meta")]
+    assert meta[meta.index("gpu_time") + 1] == "tracking", meta
 
 
 def run_pipeline(launch, on_sample=None, probe=None):
@@ -162,24 +236,50 @@ def test_appsink_meta_equals_element_message():
         assert m is not None, "a buffer without GstCclMeta"
         caps = sample.get_caps().get_structure(0)
         assert (m.width, m.height) == (caps.get_value("width"), caps.get_value("height"))
-        metas.append((m.total_count, m.threshold, m.get_components()))
+        metas.append((m.total_count, m.threshold, m.tracking, m.get_components()))
 
     messages = run_pipeline(TESTSRC + "! appsink name=sink sync=false", on_sample)
     assert len(messages) == len(metas) == 6, (len(messages), len(metas))
-    assert all(comps for _, _, comps in metas), "the ball was not found"
+    assert all(comps for _, _, _, comps in metas), "the ball was not found"
 
-    for (total, threshold, comps), s in zip(metas, messages):
+    for (total, threshold, tracking, comps), s in zip(metas, messages):
         assert total == s.get_value("total-components")
         assert threshold == s.get_value("threshold") == 100
         assert len(comps) == s.get_value("reported-components")
-        for name, attr in [("label", "label"), ("bbox-x", "x"), ("bbox-y", "y"),
-                           ("bbox-width", "width"), ("bbox-height", "height"),
-                           ("area", "area"), ("centroid-x", "centroid_x"),
-                           ("centroid-y", "centroid_y")]:
+        arrays = [("label", "label"), ("bbox-x", "x"), ("bbox-y", "y"),
+                  ("bbox-width", "width"), ("bbox-height", "height"),
+                  ("area", "area"), ("centroid-x", "centroid_x"),
+                  ("centroid-y", "centroid_y")]
+        assert s.get_value("tracking") == tracking, (s.get_value("tracking"), tracking)
+        if tracking:
+            arrays += [("track-id", "track_id"), ("parent-id", "parent_id"),
+                       ("track-age", "track_age"), ("velocity-x", "velocity_x"),
+                       ("velocity-y", "velocity_y")]
+            ids = [c.track_id for c in comps]
+            assert all(i > 0 for i in ids) and len(set(ids)) == len(ids), ids
+            assert all(c.track_age >= 1 and c.parent_id != c.track_id for c in comps)
+        for name, attr in arrays:
             assert list(s.get_value(name)) == [getattr(c, attr) for c in comps], name
         for c in comps:
             assert math.isclose(c.centroid_x * c.area, c.sum_x)
             assert c.x <= c.centroid_x <= c.x + c.width - 1
+
+
+def test_tracking_off():
+    metas = []
+
+    def on_sample(sample):
+        m = GstCcl.buffer_get_meta(sample.get_buffer())
+        metas.append((m.tracking, [[getattr(c, f) for f in TRACK_FIELDS]
+                                   for c in m.get_components()]))
+
+    messages = run_pipeline(TESTSRC.replace("cudaccl ", "cudaccl tracking=false ")
+                            + "! appsink name=sink sync=false", on_sample)
+    assert len(metas) == len(messages) == 6 and all(comps for _, comps in metas)
+    for (tracking, comps), s in zip(metas, messages):
+        assert tracking is False
+        assert all(c == [0] * len(TRACK_FIELDS) for c in comps), comps
+        assert s.get_value("tracking") is False and not s.has_field("track-id")
 
 
 def test_pad_probe_reads_meta():
@@ -203,7 +303,7 @@ def test_videoscale_scales_meta():
 
     def probe(pad, info):
         m = GstCcl.buffer_get_meta(info.get_buffer())
-        pairs.append([fields(c) for c in m.get_components()])
+        pairs.append([dict(zip(COMPONENT_FIELDS, fields(c))) for c in m.get_components()])
         return Gst.PadProbeReturn.OK
 
     scaled = []
@@ -212,29 +312,47 @@ def test_videoscale_scales_meta():
         m = GstCcl.buffer_get_meta(sample.get_buffer())
         assert m is not None, "videoscale dropped the meta"
         assert (m.width, m.height) == (320, 240)
-        scaled.append(m.get_components())
+        scaled.append((m.tracking, m.get_components()))
 
     run_pipeline(TESTSRC + "! videoscale ! video/x-raw,width=320,height=240 "
                  "! appsink name=sink sync=false", on_sample, probe)
     assert len(pairs) == len(scaled) == 6 and all(pairs), (len(pairs), len(scaled))
-    for before, after in zip(pairs, scaled):
+    for before, (tracking, after) in zip(pairs, scaled):
         assert len(before) == len(after)
         for b, a in zip(before, after):
-            bx, by, bw, bh, barea = b[1], b[2], b[3], b[4], b[5]
-            assert (a.x, a.y, a.width, a.height) == (2 * bx, 2 * by, 2 * bw, 2 * bh)
-            assert a.area == 4 * barea
+            assert (a.x, a.y, a.width, a.height) == \
+                (2 * b["x"], 2 * b["y"], 2 * b["width"], 2 * b["height"])
+            assert a.area == 4 * b["area"]
+            # Ids stay, motion doubles; without tracking all of these are 0 anyway.
+            assert (a.track_id, a.parent_id, a.track_age, a.frames_unseen) == \
+                (b["track_id"], b["parent_id"], b["track_age"], b["frames_unseen"])
+            assert (a.velocity_x, a.velocity_y) == (2 * b["velocity_x"], 2 * b["velocity_y"])
+            if tracking:
+                assert a.track_id > 0
+                # Inside the frame a prediction maps exactly like a box; outside it
+                # keeps its overhang, doubled too.
+                assert (a.predicted_x, a.predicted_y, a.predicted_width,
+                        a.predicted_height) == (2 * b["predicted_x"], 2 * b["predicted_y"],
+                                                2 * b["predicted_width"],
+                                                2 * b["predicted_height"]), (a, b)
 
 
 for name, fn in [
         ("a buffer without meta gives None", test_no_meta),
         ("Meta.add and every meta and component field read back", test_add_and_read_every_field),
         ("a new meta has the documented defaults", test_defaults),
+        ("track fields and tracking read back, 64-bit ids whole, through copies",
+         test_track_fields),
+        ("Meta.find_track finds a track's component, None otherwise", test_find_track),
         ("derived quantities of an L shape equal the hand-computed ones", test_derived_by_hand),
         ("components read from a meta outlive its buffer", test_components_outlive_the_buffer),
         ("a buffer copy keeps the meta", test_buffer_copy_keeps_meta),
         ("GTypes and the algorithm enum", test_types),
+        ("the typelib's fields follow the C layout", test_typelib_layout),
         ("appsink: cudaccl's meta equals its element message", test_appsink_meta_equals_element_message),
+        ("tracking=false: meta and message carry no track", test_tracking_off),
         ("pad probe: the meta is read on cudaccl's source pad", test_pad_probe_reads_meta),
-        ("videoscale doubles boxes and quadruples areas", test_videoscale_scales_meta)]:
+        ("videoscale doubles boxes, predictions, velocities, quadruples areas, keeps ids",
+         test_videoscale_scales_meta)]:
     tap.check(name, fn)
 sys.exit(tap.finish())
