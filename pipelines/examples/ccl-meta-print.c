@@ -1,8 +1,10 @@
 /* ccl-meta-print: runs cudaccl over a video and prints what its GstCclMeta holds,
- * one summary line per frame (and optionally every component).
+ * one summary line per frame (and optionally every component), each component
+ * with its track id (and the parent it split off from, and its velocity) while
+ * the element tracks.
  *
  *   ccl-meta-print [--backend auto|cuda|cpu] [--threshold N] [--min-area N]
- *                  [--frames N] [--components] [FILE]
+ *                  [--frames N] [--components] [--no-tracking] [FILE]
  *
  * Without FILE the source is videotestsrc's bouncing ball. Builds against the
  * installed library:
@@ -38,16 +40,26 @@ largest_component (const GstCclMeta * meta)
 }
 
 static void
-print_component (const gchar * prefix, const GstCclComponent * c)
+print_component (const gchar * prefix, const GstCclMeta * meta,
+    const GstCclComponent * c)
 {
   gdouble major, minor;
 
   gst_ccl_component_get_axis_lengths (c, &major, &minor);
   g_print ("%s#%u box %d,%d %dx%d area %" G_GUINT64_FORMAT
-      " centroid (%.1f, %.1f) orientation %.1f deg axes %.1f x %.1f\n",
+      " centroid (%.1f, %.1f) orientation %.1f deg axes %.1f x %.1f",
       prefix, c->label, c->x, c->y, c->width, c->height, c->area,
       c->centroid_x, c->centroid_y,
       gst_ccl_component_get_orientation (c) * 180.0 / G_PI, major, minor);
+  /* Without tracking the track fields are all 0: 0 is no track's id, so
+   * printing them would only mislead. */
+  if (meta->tracking) {
+    g_print (" track %" G_GUINT64_FORMAT, c->track_id);
+    if (c->parent_id)
+      g_print (" parent %" G_GUINT64_FORMAT, c->parent_id);
+    g_print (" velocity (%.1f, %.1f)", c->velocity_x, c->velocity_y);
+  }
+  g_print ("\n");
 }
 
 static GstPadProbeReturn
@@ -73,14 +85,14 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       meta->n_components ? (gdouble) area_sum / meta->n_components : 0.0);
   if (GST_CLOCK_TIME_IS_VALID (meta->gpu_time))
     g_print (", GPU %.3f ms", meta->gpu_time / 1e6);
-  g_print ("\n");
+  g_print (meta->tracking ? ", tracking\n" : "\n");
 
   if (ps->components) {
     state = NULL;
     while ((c = gst_ccl_meta_iterate (meta, &state)))
-      print_component ("    ", c);
+      print_component ("    ", meta, c);
   } else if ((c = largest_component (meta))) {
-    print_component ("    largest ", c);
+    print_component ("    largest ", meta, c);
   }
   ps->frames++;
   return GST_PAD_PROBE_OK;
@@ -144,7 +156,7 @@ main (int argc, char **argv)
 {
   gchar *backend = NULL;
   gint threshold = 40, min_area = 10, frames = 30;
-  gboolean components = FALSE;
+  gboolean components = FALSE, no_tracking = FALSE;
   GOptionEntry entries[] = {
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
         "auto, cuda or cpu (default auto)", "NAME"},
@@ -156,6 +168,8 @@ main (int argc, char **argv)
         "frames of videotestsrc (default 30)", "N"},
     {"components", 0, 0, G_OPTION_ARG_NONE, &components,
         "print every reported component, not only the largest", NULL},
+    {"no-tracking", 0, 0, G_OPTION_ARG_NONE, &no_tracking,
+        "turn the element's tracking off (no track ids)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("[FILE] - print cudaccl's "
@@ -200,6 +214,9 @@ main (int argc, char **argv)
   gst_util_set_object_arg (G_OBJECT (ccl), "backend", backend ? backend : "auto");
   g_object_set (ccl, "threshold", (guint) CLAMP (threshold, 0, 255),
       "min-area", (guint) MAX (min_area, 1), NULL);
+  /* Only when asked: the default is the element's own (tracking on). */
+  if (no_tracking)
+    g_object_set (ccl, "tracking", FALSE, NULL);
   ps.components = components;
   pad = gst_element_get_static_pad (ccl, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &ps, NULL);

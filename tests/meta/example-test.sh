@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# pipelines/examples/ccl-meta-print run on videotestsrc frames with the CPU backend:
+# its frame and component lines, the track column while the element tracks (its
+# default) and none with --no-tracking. Prints TAP, one case per check.
+#
+#   example-test.sh CCL_META_PRINT
+set -uo pipefail
+
+exe=$1
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+  n=$((n + 1)); failed=$((failed + 1))
+  echo "not ok $n - $1"
+  [ -z "${2:-}" ] || sed 's/^/# /' <<<"$2"
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+echo "1..5"
+
+out=$("$exe" --backend cpu --frames 5 --components 2>&1)
+status=$?
+frames=$(grep -c '^frame ' <<<"$out")
+if [ $status -eq 0 ] && grep -q '^5 frames$' <<<"$out" && [ "$frames" -eq 5 ] &&
+   grep -q '^    #[0-9]* box ' <<<"$out"; then
+  ok "5 frames, one line each, and their components"
+else
+  not_ok "5 frames, one line each, and their components" "exit $status
+$out"
+fi
+
+# Per frame: the track ids of its component lines, checked in awk (ids are 64-bit:
+# compared as strings of digits, never as numbers).
+problems=$(awk '
+  /^frame / { tracking = ($0 ~ /, tracking$/); delete seen; nframes += tracking; next }
+  /^    #/ {
+    has = match($0, / track [0-9]+( |$)/)
+    if (!tracking) { if (has || $0 ~ / velocity /) print "a track without tracking: " $0; next }
+    if (!has) { print "no track id: " $0; next }
+    id = substr($0, RSTART + 7, RLENGTH - 7); sub(/ $/, "", id)
+    if (id ~ /^0+$/) print "track id 0: " $0
+    if (id in seen) print "track " id " twice in a frame"
+    seen[id] = 1
+    if ($0 ~ / parent 0+ /) print "parent 0 printed: " $0
+    if ($0 !~ / velocity \(-?[0-9.]+, -?[0-9.]+\)$/) print "no velocity: " $0
+  }
+  END { if (!nframes) print "NO-TRACKING" }' <<<"$out")
+if [ "$problems" = "NO-TRACKING" ]; then
+  skip "every component line names its track, ids unique and nonzero" \
+    "the element did not track (tracking off or unsupported)"
+elif [ -z "$problems" ]; then
+  ok "every component line names its track, ids unique and nonzero"
+else
+  not_ok "every component line names its track, ids unique and nonzero" "$problems"
+fi
+
+# The ball of videotestsrc is one object moving steadily: one track throughout.
+ids=$(grep '^    #' <<<"$out" | sed -n 's/.* track \([0-9]*\).*/\1/p' | sort -u)
+if [ "$problems" = "NO-TRACKING" ]; then
+  skip "the ball keeps its track id over the 5 frames" "the element did not track"
+elif [ "$ids" = "1" ]; then
+  ok "the ball keeps its track id over the 5 frames"
+else
+  not_ok "the ball keeps its track id over the 5 frames" "ids: $(echo $ids)"
+fi
+
+out=$("$exe" --backend cpu --frames 3 --components --no-tracking 2>&1)
+status=$?
+if [ $status -eq 0 ] && grep -q '^3 frames$' <<<"$out" && grep -q '^    #' <<<"$out"; then
+  ok "--no-tracking runs"
+else
+  not_ok "--no-tracking runs" "exit $status
+$out"
+fi
+if ! grep -q ', tracking$' <<<"$out" && ! grep -q ' track [0-9]' <<<"$out"; then
+  ok "--no-tracking prints no track"
+else
+  not_ok "--no-tracking prints no track" "$out"
+fi
+exit $((failed > 0))
