@@ -4,9 +4,10 @@
     ccl_meta_plot.py [options] [FILE]
 
 Each frame's metadata is read in a pad probe through the GstCcl typelib (GObject
-introspection: no string parsing), printed, and written to CSV; at the end a PNG
-plot shows the component count and the mean component area over time. Without FILE
-the source is videotestsrc's bouncing ball.
+introspection: no string parsing), printed, and written to CSV, every component with
+its track (id, parent, age, velocity, predicted box) while the element tracks; at the
+end a PNG plot shows the component count and the mean component area over time.
+Without FILE the source is videotestsrc's bouncing ball.
 
 Uninstalled, run it inside `meson devenv -C BUILD` (which points GI_TYPELIB_PATH,
 LD_LIBRARY_PATH and GST_PLUGIN_PATH into the build folder).
@@ -29,10 +30,14 @@ except ValueError:
 from gi.repository import Gst, GstCcl  # noqa: E402
 
 FRAME_FIELDS = ["frame", "pts_ns", "width", "height", "total_components",
-                "reported_components", "threshold", "mean_area"]
+                "reported_components", "threshold", "mean_area", "tracking"]
+# The track columns are 0 in frames where tracking is 0 (0 is no track's id).
+TRACK_FIELDS = ["track_id", "parent_id", "track_age", "frames_unseen", "velocity_x",
+                "velocity_y", "predicted_x", "predicted_y", "predicted_width",
+                "predicted_height"]
 COMPONENT_FIELDS = ["frame", "label", "x", "y", "width", "height", "area", "sum_x", "sum_y",
                     "sum_xx", "sum_xy", "sum_yy", "centroid_x", "centroid_y",
-                    "orientation_deg", "major_axis", "minor_axis"]
+                    "orientation_deg", "major_axis", "minor_axis"] + TRACK_FIELDS
 
 
 def parse_args(argv):
@@ -48,6 +53,8 @@ def parse_args(argv):
                    help="frames of videotestsrc (default 100); ignored with FILE")
     p.add_argument("--out-dir", default="out/meta-plot",
                    help="where frames.csv, components.csv and components.png go")
+    p.add_argument("--no-tracking", action="store_true",
+                   help="turn the element's tracking off (no track ids)")
     p.add_argument("--quiet", action="store_true", help="one line per frame, no components")
     return p.parse_args(argv)
 
@@ -70,7 +77,17 @@ def build_pipeline(args):
                         ("min-area", args.min_area), ("connectivity", args.connectivity),
                         ("algorithm", args.algorithm)]:
         Gst.util_set_object_arg(ccl, name, str(value))
+    # Only when asked: the default is the element's own (tracking on).
+    if args.no_tracking:
+        ccl.set_property("tracking", False)
     return pipeline, ccl
+
+
+def track_text(c):
+    """A component's track as printed: id, parent when it split off from one, velocity."""
+    parent = f" (from {c.parent_id})" if c.parent_id else ""
+    return (f"  track {c.track_id}{parent}  velocity ({c.velocity_x:+.1f}, "
+            f"{c.velocity_y:+.1f}) px/frame")
 
 
 class Recorder:
@@ -101,18 +118,24 @@ class Recorder:
               f"components {meta.total_count:4d}  reported {meta.n_components:4d}  "
               f"threshold {meta.threshold:3d}  mean area {mean_area:9.1f}")
         self.frames.writerow([index, pts, meta.width, meta.height, meta.total_count,
-                              meta.n_components, meta.threshold, f"{mean_area:.6f}"])
+                              meta.n_components, meta.threshold, f"{mean_area:.6f}",
+                              int(meta.tracking)])
         for c in components:
             major, minor = c.get_axis_lengths()
             angle = math.degrees(c.get_orientation())
             if not self.quiet:
                 print(f"    #{c.label:<5d} box {c.x},{c.y} {c.width}x{c.height}  area {c.area:7d}"
                       f"  centroid ({c.centroid_x:.1f}, {c.centroid_y:.1f})  "
-                      f"orientation {angle:6.1f} deg  axes {major:.1f} x {minor:.1f}")
+                      f"orientation {angle:6.1f} deg  axes {major:.1f} x {minor:.1f}"
+                      + (track_text(c) if meta.tracking else ""))
             self.components.writerow([index, c.label, c.x, c.y, c.width, c.height, c.area,
                                       c.sum_x, c.sum_y, c.sum_xx, c.sum_xy, c.sum_yy,
                                       f"{c.centroid_x:.6f}", f"{c.centroid_y:.6f}",
-                                      f"{angle:.6f}", f"{major:.6f}", f"{minor:.6f}"])
+                                      f"{angle:.6f}", f"{major:.6f}", f"{minor:.6f}",
+                                      c.track_id, c.parent_id, c.track_age, c.frames_unseen,
+                                      f"{c.velocity_x:.6f}", f"{c.velocity_y:.6f}",
+                                      c.predicted_x, c.predicted_y, c.predicted_width,
+                                      c.predicted_height])
         return Gst.PadProbeReturn.OK
 
 

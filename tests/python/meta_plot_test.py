@@ -9,7 +9,9 @@ ccl_clip, which fetches it once into the build's cache; without it the test is
 skipped. The same frames are decoded again here, their Y planes (the luma the
 element labels in I420) written as PGM and labeled by ccl-label --backend cpu; every
 frame's total count, reported components (min-area applied), features, derived
-shape and mean area must equal what the example read through the typelib."""
+shape and mean area must equal what the example read through the typelib. The track
+columns are checked against the documented contract of track ids (where the element
+tracks: its default), and a short run with --no-tracking must carry no track."""
 import csv
 import math
 import os
@@ -23,6 +25,9 @@ from tap import Tap
 THRESHOLD, MIN_AREA, CONNECTIVITY = 40, 10, 8
 FEATURES = ["label", "x", "y", "width", "height", "area", "sum_x", "sum_y", "sum_xx",
             "sum_xy", "sum_yy"]
+TRACK_INTS = ["track_id", "parent_id", "track_age", "frames_unseen", "predicted_x",
+              "predicted_y", "predicted_width", "predicted_height"]
+TRACK_FLOATS = ["velocity_x", "velocity_y"]
 
 
 def fetch_clip(lib_sh, build, name):
@@ -140,6 +145,55 @@ def compare_frame(index, frame, example_rows, total, ref_rows):
     return problems
 
 
+def track_problems(frames, by_frame):
+    """Differences between the track columns and what docs/METADATA.md promises: ids
+    1, 2, ... in order of birth from the stream's start, never reused, one component
+    per track and frame, a parent born before its child, and ages and unseen counts
+    that agree with the frames a track was reported in."""
+    problems = []
+    seen = {}  # track id -> (frame, age) of its latest report
+    highest = 0
+    for index, frame in enumerate(frames):
+        rows = by_frame.get(index, [])
+        try:
+            tracks = [{f: int(r[f]) for f in TRACK_INTS} | {f: float(r[f]) for f in TRACK_FLOATS}
+                      for r in rows]
+        except (KeyError, ValueError) as e:
+            return [f"frame {index}: track columns missing or not numbers: {e}"]
+        if frame.get("tracking") not in ("0", "1"):
+            return [f"frame {index}: tracking column is {frame.get('tracking')!r}"]
+        if frame["tracking"] == "0":
+            if any(t[f] != 0 for t in tracks for f in TRACK_INTS + TRACK_FLOATS):
+                problems.append(f"frame {index}: track fields without tracking")
+            continue
+        ids = [t["track_id"] for t in tracks]
+        if len(set(ids)) != len(ids) or any(i < 1 for i in ids):
+            problems.append(f"frame {index}: ids {ids} not unique and positive")
+            continue
+        born = sorted(t["track_id"] for t in tracks if t["track_age"] == 1)
+        if born and (born[0] <= highest or born != list(range(born[0], born[0] + len(born)))):
+            problems.append(f"frame {index}: new ids {born} do not follow {highest}")
+        for t in tracks:
+            tid, age, unseen = t["track_id"], t["track_age"], t["frames_unseen"]
+            if t["parent_id"] and not 0 < t["parent_id"] < tid:
+                problems.append(f"frame {index}: track {tid} has parent {t['parent_id']}")
+            if age == 1:
+                if unseen != 0 or tid in seen:
+                    problems.append(f"frame {index}: new track {tid} unseen {unseen} "
+                                    f"or seen before")
+            elif seen.get(tid) != (index - 1 - unseen, age - 1 - unseen):
+                problems.append(f"frame {index}: track {tid} age {age} unseen {unseen}, "
+                                f"last reported (frame, age) {seen.get(tid)}")
+        for t in tracks:
+            seen[t["track_id"]] = (index, t["track_age"])
+        highest = max([highest] + ids)
+    if frames and frames[0].get("tracking") == "1":
+        first = sorted(int(r["track_id"]) for r in by_frame.get(0, []))
+        if first != list(range(1, len(first) + 1)):
+            problems.append(f"the first frame's ids {first} are not 1..{len(first)}")
+    return problems
+
+
 def png_size(path):
     with open(path, "rb") as f:
         head = f.read(24)
@@ -201,6 +255,39 @@ def main(argv):
 
         size = png_size(os.path.join(out, "components.png"))
         tap.case("components.png is a 900x600 PNG", size == (900, 600), f"size {size}")
+
+        tracking = [f.get("tracking") for f in frames]
+        if "1" not in tracking:
+            tap.skip("track columns follow the track id contract",
+                     f"the element did not track (tracking column {sorted(set(tracking))})")
+        else:
+            problems = track_problems(frames, by_frame)
+            tap.case(f"track columns follow the track id contract "
+                     f"({len({r['track_id'] for rows in by_frame.values() for r in rows})} tracks)",
+                     not problems, "\n".join(problems[:10]))
+        printed_ids = [line.split(" track ")[1].split()[0] if " track " in line else None
+                       for line in component_lines]
+        csv_ids = [r["track_id"] if frames[i].get("tracking") == "1" else None
+                   for i in sorted(by_frame) for r in by_frame[i]]
+        tap.case("each printed component names the track id of its CSV row",
+                 printed_ids == csv_ids,
+                 f"printed {printed_ids[:8]}..., CSV {csv_ids[:8]}...")
+
+        off = os.path.join(tmp, "no-tracking")
+        r = subprocess.run([sys.executable, example, "--backend", "cpu", "--frames", "5",
+                            "--no-tracking", "--out-dir", off], capture_output=True, text=True)
+        rows, off_frames = [], []
+        if r.returncode == 0:
+            with open(os.path.join(off, "frames.csv")) as f:
+                off_frames = list(csv.DictReader(f))
+            with open(os.path.join(off, "components.csv")) as f:
+                rows = list(csv.DictReader(f))
+        tap.case("--no-tracking: no track in the CSV files or the output",
+                 r.returncode == 0 and len(off_frames) == 5 and rows and
+                 all(f["tracking"] == "0" for f in off_frames) and
+                 all(float(row[c]) == 0 for row in rows for c in TRACK_INTS + TRACK_FLOATS) and
+                 " track " not in r.stdout,
+                 f"exit {r.returncode}\n{r.stdout[-800:]}{r.stderr[-800:]}")
     return tap.finish()
 
 
