@@ -38,13 +38,24 @@ constexpr double kVelocityGain = 0.5;
 // this far around its box, since its object may move faster than its own size.
 constexpr double kMinMargin = 12.0;
 constexpr double kNewMargin = 48.0;
+constexpr double kNewSizeMargin = 4.0;  // times the track's size, when that is more
 // Gates widen by half for every frame a track went unseen, at most this much.
 constexpr double kMaxLostWidening = 4.0;
-// Costs: distance to the prediction in gates, plus these weights.
+// Costs: distance to the prediction in gate margins (before a lost track's widening),
+// plus the relative change of area and the frames unseen, with these weights.
 constexpr double kAreaWeight = 0.5;
-constexpr double kUnseenWeight = 0.1;
-// A merge needs the component to have grown by this share of the lost track's area.
+constexpr double kUnseenWeight = 0.25;
+// A merge needs the component to have grown by this share of the lost track's area,
+// and by more than the host's own area wobbles (kMergeNoise times the square root of
+// its area, about its outline's length): a speck vanishing next to a large object
+// is lost, not merged. The lost track's predicted box must lie this much inside it.
 constexpr double kMergeGrowth = 0.3;
+constexpr double kMergeNoise = 2.0;
+constexpr double kMergeInside = 0.3;
+// Gates grow with this many times the smoothed speed: a speed, not the velocity's
+// length, so that an object turning fast (whose velocities average out) keeps a gate
+// as wide as its steps.
+constexpr double kSpeedMargin = 1.5;
 // Grid cells are at least this wide; a box over more cells than kWideBox is tried
 // against every gate instead of being spread over the grid.
 constexpr int kMinCell = 16;
@@ -66,7 +77,26 @@ bool meets(const Box& a, const Box& b) {
 
 Box grown(const Box& b, double m) { return {b.x0 - m, b.y0 - m, b.x1 + m, b.y1 + m}; }
 
-int32_t round_to_int(double v) { return int32_t(std::lround(v)); }
+// Rounding and flooring written out: without SSE4.1 the compiler calls libm for
+// std::lround and std::floor, which costs more than the rest of a pair's test.
+int32_t round_to_int(double v) { return v >= 0 ? int32_t(v + 0.5) : -int32_t(-v + 0.5); }
+
+int floor_to_int(double v) {
+  const int i = int(v);
+  return i > v ? i - 1 : i;
+}
+
+// std::hypot guards against overflow that pixel coordinates cannot reach, at several
+// times the cost.
+double distance(double dx, double dy) { return std::sqrt(dx * dx + dy * dy); }
+
+// How much two areas differ: the larger over the smaller, less one (0 when equal,
+// 1 when doubled, 9 when ten times): a speck and a planet must not look alike, however
+// close they are.
+double area_change(double a, double b) {
+  const double lo = std::max(std::min(a, b), 1.0), hi = std::max(a, b);
+  return hi / lo - 1.0;
+}
 
 }  // namespace
 
@@ -76,6 +106,8 @@ struct Tracker::Impl {
     double cx, cy;
     Box box;
     double area;
+    int32_t cells[4];  // grid cells its box covers: x0, y0, x1, y1 (inclusive)
+    bool big;          // wider or taller than a cell: listed in every cell it covers
   };
 
   struct Motion {  // where a track was when last seen as itself, and how it moved
@@ -88,7 +120,7 @@ struct Tracker::Impl {
     uint64_t born = 0, last_seen = 0;
     uint32_t seen = 0;  // frames seen; the velocity is measured from the second on
     bool alive = false;
-    double cx = 0, cy = 0, vx = 0, vy = 0, area = 0;
+    double cx = 0, cy = 0, vx = 0, vy = 0, speed = 0, area = 0;
     int32_t x = 0, y = 0, w = 0, h = 0;
     // Merged into another track (slot and id, the id guarding against slot reuse).
     int32_t merged_into = -1;
@@ -99,7 +131,7 @@ struct Tracker::Impl {
     uint32_t trail_head = 0, trail_count = 0;
 
     // Per-frame scratch.
-    double px = 0, py = 0, margin = 0;
+    double px = 0, py = 0, margin = 0, scale = 0;
     Box predicted{}, gate{};
     int32_t match = -1;  // component matched this frame
     int32_t root = -1;   // for a merged track: the track it is merged into, through chains
@@ -126,6 +158,7 @@ struct Tracker::Impl {
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
   std::vector<Pair> pairs;
+  std::vector<int32_t> pairs_of_track;  // track s's pairs: [pairs_of_track[s], [s + 1])
   std::vector<int32_t> best_of_track, best_of_det;
   std::vector<int32_t> cell_start, cell_items, wide;
   std::vector<uint32_t> stamp;
@@ -134,6 +167,8 @@ struct Tracker::Impl {
   std::vector<int32_t> members, candidates;
   std::vector<Pair> group_pairs;
   int grid_w = 0, grid_h = 0, cell = kMinCell;
+  double inv_cell = 1.0 / kMinCell;
+  bool any_big = false;
 
   // Strict total order of pairs: cost, then track id, then label.
   bool before(const Pair& a, const Pair& b) const {
@@ -167,6 +202,7 @@ struct Tracker::Impl {
     t.alive = true;
     t.vx = vx;
     t.vy = vy;
+    t.speed = distance(vx, vy);
     t.born_now = true;
     t.match = d;
     t.last_seen = frame;  // so that the measurement below sees no gap
@@ -229,6 +265,12 @@ struct Tracker::Impl {
   }
 
   void predict() {
+    // Where components crowd, the fixed margins would hold hundreds of them: they
+    // shrink to the mean spacing of this frame's components (twice it for new tracks).
+    const double spacing =
+        std::sqrt(double(width) * height / double(std::max<size_t>(dets.size(), 1)));
+    const double min_margin = std::min(kMinMargin, spacing);
+    const double new_margin = std::min(kNewMargin, 2.0 * spacing);
     for (Track& t : tracks) {
       t.match = -1;
       t.jumped = false;
@@ -237,52 +279,77 @@ struct Tracker::Impl {
       const double gap = double(frame - t.last_seen);
       t.px = t.cx + t.vx * gap;
       t.py = t.cy + t.vy * gap;
-      const double dx = std::round(t.vx * gap), dy = std::round(t.vy * gap);
+      const double dx = round_to_int(t.vx * gap), dy = round_to_int(t.vy * gap);
       t.predicted = {t.x + dx, t.y + dy, t.x + dx + t.w, t.y + dy + t.h};
-      const double size = std::max(t.w, t.h);
-      double m = t.seen >= 2 ? std::max({kMinMargin, 0.5 * size, 2.0 * std::hypot(t.vx, t.vy)})
-                             : std::max(kNewMargin, 2.0 * size);
+      // The box's geometric mean side: a long thin object must not get a gate as wide
+      // as it is long in every direction.
+      const double size = std::sqrt(double(t.w) * double(t.h));
+      double m = t.seen >= 2 ? std::max({min_margin, 0.5 * size, kSpeedMargin * t.speed})
+                             : std::max(new_margin, kNewSizeMargin * size);
+      // Costs measure distance in the unwidened margin, so that a track long unseen
+      // searches wider without also finding everything in reach cheap.
+      t.scale = m;
       m *= std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening);
       t.margin = m;
       t.gate = grown(t.predicted, m);
     }
   }
 
+  // The cells [x0, x1] x [y0, y1] that pixels [px0, px1) x [py0, py1) fall in,
+  // clipped to the grid; false when none does.
+  bool cell_span(double px0, double py0, double px1, double py1, int32_t* span) const {
+    if (px1 <= 0 || py1 <= 0 || px0 >= width || py0 >= height) return false;
+    // Multiplying by the reciprocal instead of dividing: a query's four integer
+    // divisions cost more than the rest of it. The last pixel is ceil(p1) - 1.
+    span[0] = std::max(0, floor_to_int(double(floor_to_int(px0)) * inv_cell));
+    span[1] = std::max(0, floor_to_int(double(floor_to_int(py0)) * inv_cell));
+    span[2] = std::min(grid_w - 1, floor_to_int(double(-floor_to_int(-px1) - 1) * inv_cell));
+    span[3] = std::min(grid_h - 1, floor_to_int(double(-floor_to_int(-py1) - 1) * inv_cell));
+    return true;
+  }
+
+  // The grid: a component no larger than a cell is listed once, in the cell of its
+  // box's top-left corner, so a query looks one cell further left and up; a larger one
+  // is listed in every cell its box covers (and deduplicated when found); one over more
+  // than kWideBox cells is tried against every gate.
   void build_grid() {
     const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
-    cell = std::max(kMinCell, int(std::ceil(std::sqrt(double(width) * height / double(n)))));
+    cell = std::max(kMinCell, int(std::sqrt(double(width) * height / double(n))) + 1);
+    inv_cell = 1.0 / cell;
     grid_w = (width + cell - 1) / cell;
     grid_h = (height + cell - 1) / cell;
     cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
     wide.clear();
-    auto span = [&](const Box& b, int* cx0, int* cy0, int* cx1, int* cy1) {
-      *cx0 = std::clamp(int(std::floor(b.x0 / cell)), 0, grid_w - 1);
-      *cy0 = std::clamp(int(std::floor(b.y0 / cell)), 0, grid_h - 1);
-      *cx1 = std::clamp(int(std::floor((b.x1 - 1) / cell)), 0, grid_w - 1);
-      *cy1 = std::clamp(int(std::floor((b.y1 - 1) / cell)), 0, grid_h - 1);
-    };
+    any_big = false;
     // Counting sort of (cell, component): one pass to count, one to place.
-    for (int pass = 0; pass < 2; ++pass) {
-      for (size_t d = 0; d < dets.size(); ++d) {
-        int x0, y0, x1, y1;
-        span(dets[d].box, &x0, &y0, &x1, &y1);
-        if (int64_t(x1 - x0 + 1) * (y1 - y0 + 1) > kWideBox) {
-          if (pass == 0) wide.push_back(int32_t(d));
-          continue;
-        }
-        for (int cy = y0; cy <= y1; ++cy)
-          for (int cx = x0; cx <= x1; ++cx) {
-            const size_t c = size_t(cy) * size_t(grid_w) + size_t(cx);
-            if (pass == 0)
-              ++cell_start[c + 1];
-            else
-              cell_items[size_t(cell_start[c]++)] = int32_t(d);
-          }
+    for (size_t d = 0; d < dets.size(); ++d) {
+      Det& det = dets[d];
+      det.big = det.box.x1 - det.box.x0 > cell || det.box.y1 - det.box.y0 > cell;
+      if (!det.big) {
+        det.cells[0] = det.cells[2] = std::min(grid_w - 1, int(det.box.x0 * inv_cell));
+        det.cells[1] = det.cells[3] = std::min(grid_h - 1, int(det.box.y0 * inv_cell));
+        ++cell_start[size_t(det.cells[1]) * size_t(grid_w) + size_t(det.cells[0]) + 1];
+        continue;
       }
-      if (pass == 0) {
-        for (size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
-        cell_items.resize(size_t(cell_start.back()));
+      any_big = true;
+      cell_span(det.box.x0, det.box.y0, det.box.x1, det.box.y1, det.cells);
+      if (int64_t(det.cells[2] - det.cells[0] + 1) * (det.cells[3] - det.cells[1] + 1) > kWideBox) {
+        det.cells[0] = -1;
+        wide.push_back(int32_t(d));
+        continue;
       }
+      for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
+        for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
+          ++cell_start[size_t(cy) * size_t(grid_w) + size_t(cx) + 1];
+    }
+    for (size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
+    cell_items.resize(size_t(cell_start.back()));
+    for (size_t d = 0; d < dets.size(); ++d) {
+      const Det& det = dets[d];
+      if (det.cells[0] < 0) continue;
+      for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
+        for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
+          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = int32_t(d);
     }
     // Placing advanced each start to the next cell's; shift back.
     for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
@@ -291,37 +358,72 @@ struct Tracker::Impl {
 
   double pair_cost(const Track& t, const Det& d) const {
     const double gap = double(frame - t.last_seen);
-    const double dist = std::hypot(d.cx - t.px, d.cy - t.py);
-    return dist / t.margin + kAreaWeight * std::fabs(std::log(d.area / std::max(t.area, 1.0))) +
+    return distance(d.cx - t.px, d.cy - t.py) / t.scale + kAreaWeight * area_change(d.area, t.area) +
            kUnseenWeight * (gap - 1.0);
   }
 
   void collect_pairs() {
     pairs.clear();
-    stamp.assign(dets.size(), 0);
+    if (any_big) stamp.assign(dets.size(), 0);
+    pairs_of_track.assign(tracks.size() + 1, 0);
     uint32_t query = 0;
     for (size_t s = 0; s < tracks.size(); ++s) {
+      pairs_of_track[s] = int32_t(pairs.size());  // a track's pairs are consecutive
       const Track& t = tracks[s];
       if (!t.alive || t.merged_into >= 0) continue;
       ++query;
       auto consider = [&](int32_t d) {
-        if (stamp[size_t(d)] == query) return;
-        stamp[size_t(d)] = query;
-        if (meets(t.gate, dets[size_t(d)].box))
-          pairs.push_back({pair_cost(t, dets[size_t(d)]), int32_t(s), d});
+        const Det& det = dets[size_t(d)];
+        if (det.big) {
+          if (stamp[size_t(d)] == query) return;
+          stamp[size_t(d)] = query;
+        }
+        if (meets(t.gate, det.box)) pairs.push_back({pair_cost(t, det), int32_t(s), d});
       };
-      const int x0 = std::clamp(int(std::floor(t.gate.x0 / cell)), 0, grid_w - 1);
-      const int y0 = std::clamp(int(std::floor(t.gate.y0 / cell)), 0, grid_h - 1);
-      const int x1 = std::clamp(int(std::floor((t.gate.x1 - 1) / cell)), 0, grid_w - 1);
-      const int y1 = std::clamp(int(std::floor((t.gate.y1 - 1) / cell)), 0, grid_h - 1);
-      if (t.gate.x1 > 0 && t.gate.y1 > 0 && t.gate.x0 < width && t.gate.y0 < height)
-        for (int cy = y0; cy <= y1; ++cy)
-          for (int cx = x0; cx <= x1; ++cx) {
+      int32_t span[4];
+      // Small components are listed by their top-left corner, up to a cell to the left
+      // of and above the gate.
+      if (cell_span(t.gate.x0 - cell, t.gate.y0 - cell, t.gate.x1, t.gate.y1, span))
+        for (int cy = span[1]; cy <= span[3]; ++cy)
+          for (int cx = span[0]; cx <= span[2]; ++cx) {
             const size_t c = size_t(cy) * size_t(grid_w) + size_t(cx);
             for (int32_t i = cell_start[c]; i < cell_start[c + 1]; ++i)
               consider(cell_items[size_t(i)]);
           }
       for (int32_t d : wide) consider(d);
+    }
+    pairs_of_track[tracks.size()] = int32_t(pairs.size());
+  }
+
+  // The cost of pairing track s with component d, or a negative value when the two
+  // are no pair.
+  double cost_of(int32_t s, int32_t d) const {
+    for (int32_t p = pairs_of_track[size_t(s)]; p < pairs_of_track[size_t(s) + 1]; ++p)
+      if (pairs[size_t(p)].det == d) return pairs[size_t(p)].cost;
+    return -1.0;
+  }
+
+  // Cheapest-first matching can pair two neighbours crosswise when their predictions
+  // both lean the same way (objects turning side by side). Two matches whose tracks
+  // would both be cheaper swapped are swapped; a pass over the pairs, twice.
+  void swap_crossed_matches() {
+    for (int pass = 0; pass < 2; ++pass) {
+      bool swapped = false;
+      for (const Pair& p : pairs) {
+        const int32_t t2 = p.track, d1 = p.det;
+        const int32_t t1 = det_track[size_t(d1)];
+        const int32_t d2 = tracks[size_t(t2)].match;
+        if (t1 < 0 || t1 == t2 || d2 < 0) continue;
+        const double c12 = cost_of(t1, d2);
+        if (c12 < 0) continue;
+        const double now = cost_of(t1, d1) + cost_of(t2, d2);
+        if (p.cost + c12 < now - 1e-9) {
+          link(t2, d1);
+          link(t1, d2);
+          swapped = true;
+        }
+      }
+      if (!swapped) break;
     }
   }
 
@@ -443,8 +545,8 @@ struct Tracker::Impl {
         const double scale = std::max({kMinMargin, double(t.w), double(t.h)});
         for (int32_t d : parts) {
           const Det& det = dets[size_t(d)];
-          const double cost = std::hypot(det.cx - x, det.cy - y) / scale +
-                              std::fabs(std::log(det.area / std::max(t.own.area, 1.0)));
+          const double cost =
+              distance(det.cx - x, det.cy - y) / scale + area_change(det.area, t.own.area);
           group_pairs.push_back({cost, s, d});
         }
       }
@@ -489,10 +591,12 @@ struct Tracker::Impl {
       if (u.match >= 0 || u.last_seen + 1 != frame || host < 0 || host == p.track) continue;
       const Track& h = tracks[size_t(host)];
       const Det& d = dets[size_t(p.det)];
-      if (h.born_now || d.area < h.area + kMergeGrowth * u.area) continue;
-      const double ov = overlap_area(grown(u.predicted, std::max(2.0, 0.25 * std::max(u.w, u.h))),
-                                     d.box);
-      if (ov <= 0) continue;
+      if (h.born_now ||
+          d.area - h.area < std::max(kMergeGrowth * u.area, kMergeNoise * std::sqrt(h.area)))
+        continue;
+      const Box inside = grown(u.predicted, std::max(2.0, 0.25 * std::max(u.w, u.h)));
+      const double ov = overlap_area(inside, d.box);
+      if (ov < kMergeInside * (inside.x1 - inside.x0) * (inside.y1 - inside.y0)) continue;
       int32_t& cur = best_of_track[size_t(p.track)];
       if (cur < 0 || ov > best_overlap[size_t(p.track)] ||
           (ov == best_overlap[size_t(p.track)] && d.label < dets[size_t(cur)].label)) {
@@ -540,12 +644,15 @@ struct Tracker::Impl {
     const double gap = double(frame - t.last_seen);
     if (!t.born_now && !t.jumped && gap > 0) {
       const double mx = (d.cx - t.cx) / gap, my = (d.cy - t.cy) / gap;
+      const double ms = distance(mx, my);
       if (t.seen == 1 && t.parent == 0) {
         t.vx = mx;  // a new track's first measurement is its velocity
         t.vy = my;
+        t.speed = ms;
       } else {
         t.vx += kVelocityGain * (mx - t.vx);
         t.vy += kVelocityGain * (my - t.vy);
+        t.speed += kVelocityGain * (ms - t.speed);
       }
     }
     t.cx = d.cx;
@@ -611,6 +718,7 @@ struct Tracker::Impl {
     if (w <= 0 || h <= 0) throw Error("tracker: frame size must be positive");
     if (w != width || h != height) {
       clear_tracks();
+      frame = 0;
       width = w;
       height = h;
     }
@@ -621,6 +729,7 @@ struct Tracker::Impl {
     build_grid();
     collect_pairs();
     match_one_to_one();
+    swap_crossed_matches();
     split_stage();
     merge_stage();
     for (size_t d = 0; d < dets.size(); ++d)
