@@ -112,9 +112,7 @@ TEST(TrackingStream, ResetIdsStartsAtOne) {
   EXPECT_EQ(std::set<uint64_t>({out[0].id, out[1].id}), std::set<uint64_t>({1, 2}));
 }
 
-// KNOWN FAILURE with the tracker of 83c189f: update() drops the tracks on a size change
-// but keeps its frame count, so frames() reads 6 and 7 below instead of 1 and 2
-// (tracker.h: a size change is a reset(), and frames() counts from the last reset).
+// A size change is a reset(): new tracks (ids still counting up) and frames() from 1.
 TEST(TrackingStream, FrameSizeChangeStartsAfresh) {
   const Scene scene = parallel_scene();
   const auto frames = label_scene(scene);
@@ -167,10 +165,8 @@ TEST(TrackingStream, Options) {
 
 // Not a speed measurement (bench/track_bench is): a loose bound that quadratic
 // matching of 100,000 components could not meet.
-// KNOWN FAILURE with the tracker of 83c189f on a 2-core AMD EPYC: frame 1, the first in
-// which the 100,000 tracks (all new) are matched, takes 7.8 to 10.4 s; frames 0 and 2 on
-// take 0.3 to 0.36 s. New tracks look 48 px around their box, which here holds some 600
-// components per track.
+// Frame 1 is the one to watch: 100,000 new tracks, whose gates would hold hundreds of
+// components each if they did not shrink with the spacing of the components.
 TEST(TrackingStream, HundredThousandComponents) {
   constexpr int kCount = 100000;
   const Scene scene = many_components_scene(1920, 1080, kCount, 3, 9);
