@@ -131,7 +131,7 @@ struct Tracker::Impl {
     uint32_t trail_head = 0, trail_count = 0;
 
     // Per-frame scratch.
-    double px = 0, py = 0, margin = 0, scale = 0;
+    double px = 0, py = 0;
     Box predicted{}, gate{};
     int32_t match = -1;  // component matched this frame
     int32_t root = -1;   // for a merged track: the track it is merged into, through chains
@@ -157,10 +157,30 @@ struct Tracker::Impl {
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
+  // What the pairing reads of each track that searches this frame, packed apart from
+  // the tracks so that the queries stream through it.
+  struct Probe {
+    Box gate;             // predicted box grown by the (widened) margin
+    double px, py;        // predicted centroid
+    double inv_scale;     // 1 / the unwidened margin: distances are costed in it
+    double area;          // last seen area
+    double unseen_cost;   // kUnseenWeight per missed frame
+    int32_t slot;
+  };
+  std::vector<Probe> probes;
   std::vector<Pair> pairs;
-  std::vector<int32_t> pairs_of_track;  // track s's pairs: [pairs_of_track[s], [s + 1])
+  std::vector<std::pair<int32_t, int32_t>> pair_range;  // track s's pairs: [first, second)
   std::vector<int32_t> best_of_track, best_of_det;
-  std::vector<int32_t> cell_start, cell_items, wide;
+  // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
+  // beside the index so that a query reads its cells' entries in one stream.
+  struct Entry {
+    int32_t x0, y0, x1, y1;
+    int32_t det;
+    int32_t big;
+  };
+  std::vector<int32_t> cell_start, wide;
+  std::vector<Entry> cell_items;
+  int32_t small_w = 0, small_h = 0;  // the largest small component's box
   std::vector<uint32_t> stamp;
   std::vector<int32_t> parent_of_det;
   std::vector<std::pair<uint64_t, int32_t>> groups, waiting;
@@ -271,6 +291,7 @@ struct Tracker::Impl {
         std::sqrt(double(width) * height / double(std::max<size_t>(dets.size(), 1)));
     const double min_margin = std::min(kMinMargin, spacing);
     const double new_margin = std::min(kNewMargin, 2.0 * spacing);
+    probes.clear();
     for (Track& t : tracks) {
       t.match = -1;
       t.jumped = false;
@@ -288,10 +309,9 @@ struct Tracker::Impl {
                              : std::max(new_margin, kNewSizeMargin * size);
       // Costs measure distance in the unwidened margin, so that a track long unseen
       // searches wider without also finding everything in reach cheap.
-      t.scale = m;
-      m *= std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening);
-      t.margin = m;
-      t.gate = grown(t.predicted, m);
+      const double widened = m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening);
+      probes.push_back({grown(t.predicted, widened), t.px, t.py, 1.0 / m, t.area,
+                        kUnseenWeight * (gap - 1.0), int32_t(&t - tracks.data())});
     }
   }
 
@@ -309,7 +329,8 @@ struct Tracker::Impl {
   }
 
   // The grid: a component no larger than a cell is listed once, in the cell of its
-  // box's top-left corner, so a query looks one cell further left and up; a larger one
+  // box's top-left corner, so a query looks further left and up by the largest such
+  // box; a larger one
   // is listed in every cell its box covers (and deduplicated when found); one over more
   // than kWideBox cells is tried against every gate.
   void build_grid() {
@@ -321,11 +342,14 @@ struct Tracker::Impl {
     cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
     wide.clear();
     any_big = false;
+    small_w = small_h = 0;
     // Counting sort of (cell, component): one pass to count, one to place.
     for (size_t d = 0; d < dets.size(); ++d) {
       Det& det = dets[d];
       det.big = det.box.x1 - det.box.x0 > cell || det.box.y1 - det.box.y0 > cell;
       if (!det.big) {
+        small_w = std::max(small_w, int32_t(det.box.x1 - det.box.x0));
+        small_h = std::max(small_h, int32_t(det.box.y1 - det.box.y0));
         det.cells[0] = det.cells[2] = std::min(grid_w - 1, int(det.box.x0 * inv_cell));
         det.cells[1] = det.cells[3] = std::min(grid_h - 1, int(det.box.y0 * inv_cell));
         ++cell_start[size_t(det.cells[1]) * size_t(grid_w) + size_t(det.cells[0]) + 1];
@@ -347,58 +371,69 @@ struct Tracker::Impl {
     for (size_t d = 0; d < dets.size(); ++d) {
       const Det& det = dets[d];
       if (det.cells[0] < 0) continue;
+      const Entry e{int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
+                    int32_t(det.box.y1), int32_t(d), det.big ? 1 : 0};
       for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
         for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
-          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = int32_t(d);
+          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = e;
     }
     // Placing advanced each start to the next cell's; shift back.
     for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
     cell_start[0] = 0;
   }
 
-  double pair_cost(const Track& t, const Det& d) const {
-    const double gap = double(frame - t.last_seen);
-    return distance(d.cx - t.px, d.cy - t.py) / t.scale + kAreaWeight * area_change(d.area, t.area) +
-           kUnseenWeight * (gap - 1.0);
+  static double pair_cost(const Probe& t, const Det& d) {
+    return distance(d.cx - t.px, d.cy - t.py) * t.inv_scale +
+           kAreaWeight * area_change(d.area, t.area) + t.unseen_cost;
   }
 
   void collect_pairs() {
     pairs.clear();
     if (any_big) stamp.assign(dets.size(), 0);
-    pairs_of_track.assign(tracks.size() + 1, 0);
+    pair_range.assign(tracks.size(), {0, 0});
     uint32_t query = 0;
-    for (size_t s = 0; s < tracks.size(); ++s) {
-      pairs_of_track[s] = int32_t(pairs.size());  // a track's pairs are consecutive
-      const Track& t = tracks[s];
-      if (!t.alive || t.merged_into >= 0) continue;
+    for (const Probe& t : probes) {
+      const int32_t s = t.slot;
+      const int32_t first = int32_t(pairs.size());  // a track's pairs are consecutive
       ++query;
-      auto consider = [&](int32_t d) {
-        const Det& det = dets[size_t(d)];
-        if (det.big) {
-          if (stamp[size_t(d)] == query) return;
-          stamp[size_t(d)] = query;
+      const Box& g = t.gate;
+      // Boxes have integer edges, so the gate's edges round outwards without changing
+      // which boxes meet it, and the test below stays in integers.
+      const int32_t gx0 = floor_to_int(g.x0), gy0 = floor_to_int(g.y0);
+      const int32_t gx1 = -floor_to_int(-g.x1), gy1 = -floor_to_int(-g.y1);
+      auto consider = [&](const Entry& e) {
+        if (e.big) {
+          if (stamp[size_t(e.det)] == query) return;
+          stamp[size_t(e.det)] = query;
         }
-        if (meets(t.gate, det.box)) pairs.push_back({pair_cost(t, det), int32_t(s), d});
+        pairs.push_back({pair_cost(t, dets[size_t(e.det)]), s, e.det});
       };
       int32_t span[4];
-      // Small components are listed by their top-left corner, up to a cell to the left
-      // of and above the gate.
-      if (cell_span(t.gate.x0 - cell, t.gate.y0 - cell, t.gate.x1, t.gate.y1, span))
-        for (int cy = span[1]; cy <= span[3]; ++cy)
-          for (int cx = span[0]; cx <= span[2]; ++cx) {
-            const size_t c = size_t(cy) * size_t(grid_w) + size_t(cx);
-            for (int32_t i = cell_start[c]; i < cell_start[c + 1]; ++i)
-              consider(cell_items[size_t(i)]);
+      // Small components are listed by their top-left corner: one whose box meets the
+      // gate has its corner at most the largest small box's size left of or above it.
+      if (cell_span(g.x0 - small_w, g.y0 - small_h, g.x1, g.y1, span))
+        for (int cy = span[1]; cy <= span[3]; ++cy) {
+          const size_t row = size_t(cy) * size_t(grid_w);
+          const int32_t end = cell_start[row + size_t(span[2]) + 1];
+          for (int32_t i = cell_start[row + size_t(span[0])]; i < end; ++i) {
+            const Entry& e = cell_items[size_t(i)];
+            if (e.x0 < gx1 && gx0 < e.x1 && e.y0 < gy1 && gy0 < e.y1) consider(e);
           }
-      for (int32_t d : wide) consider(d);
+        }
+      for (int32_t d : wide) {
+        const Det& det = dets[size_t(d)];
+        if (meets(g, det.box))
+          consider({int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
+                    int32_t(det.box.y1), d, 1});
+      }
+      pair_range[size_t(s)] = {first, int32_t(pairs.size())};
     }
-    pairs_of_track[tracks.size()] = int32_t(pairs.size());
   }
 
   // The cost of pairing track s with component d, or a negative value when the two
   // are no pair.
   double cost_of(int32_t s, int32_t d) const {
-    for (int32_t p = pairs_of_track[size_t(s)]; p < pairs_of_track[size_t(s) + 1]; ++p)
+    for (int32_t p = pair_range[size_t(s)].first; p < pair_range[size_t(s)].second; ++p)
       if (pairs[size_t(p)].det == d) return pairs[size_t(p)].cost;
     return -1.0;
   }
