@@ -171,6 +171,7 @@ struct Tracker::Impl {
   std::vector<Pair> pairs;
   std::vector<std::pair<int32_t, int32_t>> pair_range;  // track s's pairs: [first, second)
   std::vector<int32_t> best_of_track, best_of_det;
+  std::vector<double> match_cost;  // per track slot: the cost of its match this frame
   // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
   // beside the index so that a query reads its cells' entries in one stream.
   struct Entry {
@@ -309,7 +310,10 @@ struct Tracker::Impl {
                              : std::max(new_margin, kNewSizeMargin * size);
       // Costs measure distance in the unwidened margin, so that a track long unseen
       // searches wider without also finding everything in reach cheap.
-      const double widened = m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening);
+      // Where components crowd, widening would sweep in hundreds: it stops at twice
+      // their mean spacing (or at no widening, when the margin is wider already).
+      const double widened = std::min(m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening),
+                                      std::max(m, 2.0 * spacing));
       probes.push_back({grown(t.predicted, widened), t.px, t.py, 1.0 / m, t.area,
                         kUnseenWeight * (gap - 1.0), int32_t(&t - tracks.data())});
     }
@@ -449,22 +453,24 @@ struct Tracker::Impl {
         const int32_t t1 = det_track[size_t(d1)];
         const int32_t d2 = tracks[size_t(t2)].match;
         if (t1 < 0 || t1 == t2 || d2 < 0) continue;
+        // Costs are not negative: no swap can pay unless this pair alone is cheaper
+        // than the two matches together (which spares looking up the crossed pair).
+        const double now = match_cost[size_t(t1)] + match_cost[size_t(t2)];
+        if (p.cost >= now) continue;
         const double c12 = cost_of(t1, d2);
-        if (c12 < 0) continue;
-        const double now = cost_of(t1, d1) + cost_of(t2, d2);
-        if (p.cost + c12 < now - 1e-9) {
-          link(t2, d1);
-          link(t1, d2);
-          swapped = true;
-        }
+        if (c12 < 0 || p.cost + c12 >= now - 1e-9) continue;
+        link(t2, d1, p.cost);
+        link(t1, d2, c12);
+        swapped = true;
       }
       if (!swapped) break;
     }
   }
 
-  void link(int32_t s, int32_t d) {
+  void link(int32_t s, int32_t d, double cost = 0.0) {
     tracks[size_t(s)].match = d;
     det_track[size_t(d)] = s;
+    match_cost[size_t(s)] = cost;
   }
 
   // Greedy one-to-one matching, cheapest first. A pair that is the best of both its
@@ -473,6 +479,7 @@ struct Tracker::Impl {
   void match_one_to_one() {
     best_of_track.assign(tracks.size(), -1);
     best_of_det.assign(dets.size(), -1);
+    match_cost.resize(tracks.size());
     for (size_t p = 0; p < pairs.size(); ++p) {
       int32_t& bt = best_of_track[size_t(pairs[p].track)];
       if (bt < 0 || before(pairs[p], pairs[size_t(bt)])) bt = int32_t(p);
@@ -482,7 +489,7 @@ struct Tracker::Impl {
     for (size_t p = 0; p < pairs.size(); ++p)
       if (best_of_track[size_t(pairs[p].track)] == int32_t(p) &&
           best_of_det[size_t(pairs[p].det)] == int32_t(p))
-        link(pairs[p].track, pairs[p].det);
+        link(pairs[p].track, pairs[p].det, pairs[p].cost);
     group_pairs.clear();
     for (const Pair& p : pairs)
       if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
@@ -491,7 +498,7 @@ struct Tracker::Impl {
               [&](const Pair& a, const Pair& b) { return before(a, b); });
     for (const Pair& p : group_pairs)
       if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
-        link(p.track, p.det);
+        link(p.track, p.det, p.cost);
   }
 
   // Where a track's own motion puts it this frame (for tracks merged into others, or
@@ -610,8 +617,11 @@ struct Tracker::Impl {
             break;
           }
     }
+    // new_track() may grow `tracks`, which would leave `p` dangling.
+    const uint64_t parent_id = p.id;
+    const double vx = p.vx, vy = p.vy;
     for (int32_t d : parts)
-      if (det_track[size_t(d)] < 0) new_track(d, p.id, p.vx, p.vy);
+      if (det_track[size_t(d)] < 0) new_track(d, parent_id, vx, vy);
   }
 
   void merge_stage() {
@@ -720,7 +730,10 @@ struct Tracker::Impl {
     // Tracks not seen for more than max_lost frames end.
     for (size_t s = 0; s < tracks.size(); ++s) {
       Track& t = tracks[s];
-      if (t.alive && t.match < 0 && frame - t.last_seen > uint64_t(options.max_lost)) {
+      // A track seen in one frame only ends at its first miss: it was most likely a
+      // speck of noise, and kept it would only offer its id to the next one.
+      const uint64_t limit = t.seen > 1 ? uint64_t(options.max_lost) : 0;
+      if (t.alive && t.match < 0 && frame - t.last_seen > limit) {
         t.alive = false;
         t.merged_into = -1;
         free_slots.push_back(int32_t(s));
@@ -759,6 +772,9 @@ struct Tracker::Impl {
     }
     ++frame;
     take_input(components, n);
+    // At most one new track per component: with room for them all, no reference into
+    // `tracks` taken during the frame can be left dangling by its growth.
+    tracks.reserve(tracks.size() + dets.size());
     resolve_merges();
     predict();
     build_grid();
