@@ -11,7 +11,8 @@
 //  - components and predicted boxes are paired through a uniform grid, and pairs are
 //    matched one to one, cheapest first (distance to the prediction over the track's
 //    gate, change of area, frames unseen), so the cost grows as N log N at worst;
-//  - a track missed for up to `max_lost` frames keeps its id and comes back under it;
+//  - a track missed for up to `max_lost` frames keeps its id and comes back under it
+//    (a track seen in one frame only ends at its first miss: most likely noise);
 //  - split: a track whose predicted box holds several components keeps its id on the
 //    largest part; the others start new tracks recording it as their parent;
 //  - merge: a component that takes in several tracks keeps the id of the one that was
