@@ -52,6 +52,14 @@ constexpr double kUnseenWeight = 0.25;
 constexpr double kMergeGrowth = 0.3;
 constexpr double kMergeNoise = 2.0;
 constexpr double kMergeInside = 0.3;
+// A component that would take in more tracks than this in one frame, or hold more
+// waiting in it than kMaxWaiting, is not objects running together but noise around a
+// large blob: the tracks are just lost (and a split never weighs more than
+// kMaxWaiting waiting tracks against its parts).
+constexpr size_t kMaxMergers = 4;
+// The pairs a track keeps, cheapest first (see collect_pairs).
+constexpr size_t kMaxPairsPerTrack = 8;
+constexpr int32_t kMaxWaiting = 8;
 // Gates grow with this many times the smoothed speed: a speed, not the velocity's
 // length, so that an object turning fast (whose velocities average out) keeps a gate
 // as wide as its steps.
@@ -155,6 +163,7 @@ struct Tracker::Impl {
   // Per-frame scratch, kept to reuse its memory.
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
+  std::vector<uint64_t> keyed;
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
   // What the pairing reads of each track that searches this frame, packed apart from
@@ -172,6 +181,7 @@ struct Tracker::Impl {
   std::vector<std::pair<int32_t, int32_t>> pair_range;  // track s's pairs: [first, second)
   std::vector<int32_t> best_of_track, best_of_det;
   std::vector<double> match_cost;  // per track slot: the cost of its match this frame
+  std::vector<int32_t> waiting_in;  // per track slot: tracks merged into it, through chains
   // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
   // beside the index so that a query reads its cells' entries in one stream.
   struct Entry {
@@ -238,10 +248,13 @@ struct Tracker::Impl {
       order[i] = uint32_t(i);
       if (i && components[i]->label <= components[i - 1]->label) sorted = false;
     }
-    if (!sorted)
-      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return components[a]->label < components[b]->label;
-      });
+    if (!sorted) {
+      // (label, index) packed in one integer: the sort never follows a pointer.
+      keyed.resize(n);
+      for (size_t i = 0; i < n; ++i) keyed[i] = (uint64_t(components[i]->label) << 32) | i;
+      std::sort(keyed.begin(), keyed.end());
+      for (size_t i = 0; i < n; ++i) order[i] = uint32_t(keyed[i]);
+    }
     dets.resize(n);
     for (size_t k = 0; k < n; ++k) {
       const Component& c = *components[order[k]];
@@ -258,6 +271,7 @@ struct Tracker::Impl {
   // Which track each merged track waits in (chains followed to the end); merged
   // tracks whose host has ended wait no more and are plainly lost.
   void resolve_merges() {
+    waiting_in.assign(tracks.size(), 0);
     for (Track& t : tracks) {
       t.root = -1;
       t.hosting = false;
@@ -282,6 +296,7 @@ struct Tracker::Impl {
       }
       t.root = r;
       tracks[size_t(r)].hosting = true;
+      ++waiting_in[size_t(r)];
     }
   }
 
@@ -429,6 +444,14 @@ struct Tracker::Impl {
         if (meets(g, det.box))
           consider({int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
                     int32_t(det.box.y1), d, 1});
+      }
+      // In a crowd (noise around a blob covering the frame) a gate can meet hundreds
+      // of components; only its cheapest few can matter, and keeping more would make
+      // the matching quadratic.
+      if (pairs.size() - size_t(first) > kMaxPairsPerTrack) {
+        std::nth_element(pairs.begin() + first, pairs.begin() + first + kMaxPairsPerTrack,
+                         pairs.end(), [&](const Pair& a, const Pair& b) { return before(a, b); });
+        pairs.resize(size_t(first) + kMaxPairsPerTrack);
       }
       pair_range[size_t(s)] = {first, int32_t(pairs.size())};
     }
@@ -661,8 +684,18 @@ struct Tracker::Impl {
       const int32_t host = det_track[size_t(d)];
       members.clear();
       members.push_back(host);
-      for (const uint32_t label = groups[g].first; g < groups.size() && groups[g].first == label; ++g)
+      double merging_area = 0;
+      for (const uint32_t label = groups[g].first; g < groups.size() && groups[g].first == label; ++g) {
         members.push_back(groups[g].second);
+        merging_area += tracks[size_t(groups[g].second)].area;
+      }
+      // Together too, the tracks must account for the growth; and not too many.
+      const size_t mergers = members.size() - 1;
+      int32_t waiting = 0;
+      for (int32_t s : members) waiting += 1 + waiting_in[size_t(s)];
+      if (mergers > kMaxMergers || waiting - 1 > kMaxWaiting ||
+          dets[size_t(d)].area - tracks[size_t(host)].area < kMergeGrowth * merging_area)
+        continue;
       // The largest track before the merge keeps the component.
       int32_t keeper = members[0];
       for (int32_t s : members) {
