@@ -57,9 +57,9 @@ constexpr double kMergeInside = 0.3;
 // large blob: the tracks are just lost (and a split never weighs more than
 // kMaxWaiting waiting tracks against its parts).
 constexpr size_t kMaxMergers = 4;
+constexpr int32_t kMaxWaiting = 8;
 // The pairs a track keeps, cheapest first (see collect_pairs).
 constexpr size_t kMaxPairsPerTrack = 8;
-constexpr int32_t kMaxWaiting = 8;
 // Gates grow with this many times the smoothed speed: a speed, not the velocity's
 // length, so that an object turning fast (whose velocities average out) keeps a gate
 // as wide as its steps.

@@ -70,16 +70,23 @@ uint64_t max_id(const std::vector<TrackInfo>& out) {
   return m;
 }
 
+// Feeds frames [0, count) and returns the highest id handed out.
+uint64_t feed(Tracker& tracker, const Scene& scene, const std::vector<LabeledFrame>& frames,
+              size_t count, std::vector<TrackInfo>& out) {
+  uint64_t highest = 0;
+  for (size_t t = 0; t < count; ++t) {
+    tracker.update(scene.width, scene.height, frames[t].components, out);
+    highest = std::max(highest, max_id(out));
+  }
+  return highest;
+}
+
 TEST(TrackingStream, ResetNeverReusesIds) {
   const Scene scene = parallel_scene();
   const auto frames = label_scene(scene);
   Tracker tracker;
   std::vector<TrackInfo> out;
-  uint64_t highest = 0;
-  for (size_t t = 0; t < 5; ++t) {
-    tracker.update(scene.width, scene.height, frames[t].components, out);
-    highest = std::max(highest, max_id(out));
-  }
+  uint64_t highest = feed(tracker, scene, frames, 5, out);
   EXPECT_EQ(tracker.frames(), 5u);
   for (int round = 0; round < 3; ++round) {
     tracker.reset();
@@ -119,11 +126,7 @@ TEST(TrackingStream, FrameSizeChangeStartsAfresh) {
   const auto frames = label_scene(scene);
   Tracker tracker;
   std::vector<TrackInfo> out;
-  uint64_t highest = 0;
-  for (size_t t = 0; t < 5; ++t) {
-    tracker.update(scene.width, scene.height, frames[t].components, out);
-    highest = std::max(highest, max_id(out));
-  }
+  const uint64_t highest = feed(tracker, scene, frames, 5, out);
   // The same components, reported for a frame one pixel wider.
   tracker.update(scene.width + 1, scene.height, frames[5].components, out);
   EXPECT_EQ(tracker.frames(), 1u);
