@@ -88,6 +88,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_OVERLAY GST_CUDA_CCL_OVERLAY_NONE
 #define DEFAULT_OVERLAY_ALPHA 0.5
 #define DEFAULT_ROI_META TRUE
+#define DEFAULT_MAX_ROI_METAS 64
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_TRACKING TRUE
 #define DEFAULT_TRACK_MAX_LOST 15
@@ -107,6 +108,7 @@ enum
   PROP_OVERLAY,
   PROP_OVERLAY_ALPHA,
   PROP_ROI_META,
+  PROP_MAX_ROI_METAS,
   PROP_POST_MESSAGES,
   PROP_TRACKING,
   PROP_TRACK_MAX_LOST,
@@ -328,8 +330,16 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   g_object_class_install_property (gobject_class, PROP_ROI_META,
       g_param_spec_boolean ("roi-meta", "ROI meta",
           "Also attach one GstVideoRegionOfInterestMeta (type \"" GST_CUDA_CCL_ROI_TYPE
-          "\") per reported component, its area, centroid and moments in a "
-          "parameter structure", DEFAULT_ROI_META,
+          "\") per reported component, up to max-roi-metas of them, its area, "
+          "centroid, moments and track in a parameter structure", DEFAULT_ROI_META,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_ROI_METAS,
+      g_param_spec_uint ("max-roi-metas", "Maximum ROI metas",
+          "With roi-meta, attach ROI metas for at most this many reported "
+          "components: the largest (equal areas by label), in the order they "
+          "are reported in (0: none). Downstream overlay and analytics elements "
+          "handle a few dozen regions, not thousands; the GstCclMeta always "
+          "holds every reported component", 0, G_MAXUINT, DEFAULT_MAX_ROI_METAS,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
@@ -398,6 +408,7 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.overlay = DEFAULT_OVERLAY;
   self->settings.overlay_alpha = DEFAULT_OVERLAY_ALPHA;
   self->roi_meta = DEFAULT_ROI_META;
+  self->settings.max_roi_metas = DEFAULT_MAX_ROI_METAS;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->settings.tracking = DEFAULT_TRACKING;
   self->settings.track_max_lost = DEFAULT_TRACK_MAX_LOST;
@@ -461,6 +472,9 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_ROI_META:
       self->roi_meta = g_value_get_boolean (value);
       break;
+    case PROP_MAX_ROI_METAS:
+      self->settings.max_roi_metas = g_value_get_uint (value);
+      break;
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
@@ -517,6 +531,9 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ROI_META:
       g_value_set_boolean (value, self->roi_meta);
+      break;
+    case PROP_MAX_ROI_METAS:
+      g_value_set_uint (value, self->settings.max_roi_metas);
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);

@@ -20,17 +20,20 @@
  * @report: the components reported for it
  *
  * Attaches one #GstVideoRegionOfInterestMeta of type "ccl-component" per
- * reported component, its params structure holding label, area, centroid and
- * raw moments, and with tracking the track's fields. The meta's id is the track
- * id (its low 31 bits: the field is a gint) with tracking, the label without.
+ * component the report picked (the largest max-roi-metas of the reported ones, in
+ * the order they are reported in), its params structure holding label, area,
+ * centroid and raw moments, and with tracking the track's fields. The meta's id is
+ * the track id (its low 31 bits: the field is a gint) with tracking, the label
+ * without.
  */
 void
 gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
 {
   guint i;
 
-  for (i = 0; i < report->n_components; i++) {
-    const GstCclComponent *c = &report->components[i];
+  for (i = 0; i < report->n_roi; i++) {
+    const GstCclComponent *c = &report->components[report->roi_indices ?
+        report->roi_indices[i] : i];
     GstVideoRegionOfInterestMeta *roi;
     GstStructure *params;
 

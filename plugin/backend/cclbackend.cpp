@@ -2,6 +2,7 @@
 // every other C++ exception turned into an error string.
 #include "backend/cclbackend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -29,6 +30,7 @@ struct _CclBackend {
   std::vector<ccl::TrackInfo> tracks;
   std::vector<ccl::TrailPoint> trail;
   bool tracked = false;  // the tracker holds tracks of earlier frames
+  std::vector<guint> roi;  // report->roi_indices
 };
 
 namespace {
@@ -105,6 +107,23 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
       sel.trails.push_back({sel.reported[i].label, a.x, a.y, b.x, b.y});
     }
   }
+}
+
+// The `limit` largest reported components (area, then label, as max-components ranks
+// them), listed in the order they are reported in.
+void pick_roi(CclBackend* backend, guint limit, CclReport* report) {
+  const std::vector<GstCclComponent>& reported = backend->selection.reported;
+  std::vector<guint>& roi = backend->roi;
+  roi.resize(reported.size());
+  for (guint i = 0; i < roi.size(); ++i) roi[i] = i;
+  std::nth_element(roi.begin(), roi.begin() + limit, roi.end(), [&](guint a, guint b) {
+    const GstCclComponent &x = reported[a], &y = reported[b];
+    return x.area != y.area ? x.area > y.area : x.label < y.label;
+  });
+  roi.resize(limit);
+  std::sort(roi.begin(), roi.end());
+  report->roi_indices = roi.data();
+  report->n_roi = limit;
 }
 
 }  // namespace
@@ -223,5 +242,9 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     report->components = backend->selection.reported.data();
     report->threshold = guint(backend->result.threshold_used);
     report->gpu_time = gpu_ns < 0 ? GST_CLOCK_TIME_NONE : GstClockTime(gpu_ns);
+    report->roi_indices = nullptr;
+    report->n_roi = report->n_components;
+    if (settings->max_roi_metas < report->n_components)
+      pick_roi(backend, settings->max_roi_metas, report);
   });
 }

@@ -56,6 +56,7 @@ typedef struct {
   gdouble overlay_alpha;
   gboolean tracking;
   guint track_max_lost;
+  guint max_roi_metas;
 } CclSettings;
 
 /* What a frame gave. components stays owned by the backend and is valid until
@@ -67,6 +68,11 @@ typedef struct {
   const GstCclComponent *components;
   guint threshold;
   GstClockTime gpu_time;
+  /* The components that get a ROI meta: the settings->max_roi_metas largest (area,
+   * then label), as indices into components in ascending order; NULL when every
+   * reported component does (n_roi == n_components). */
+  const guint *roi_indices;
+  guint n_roi;
 } CclReport;
 
 /* Most pixels a frame may have (ccl::kMaxPixels: W*H < 2^31). */

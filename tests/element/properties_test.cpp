@@ -36,8 +36,8 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
   guint threshold, min_area, max_components, overlay;
   gdouble alpha;
   gboolean roi, post, tracking;
-  guint max_lost;
-  g_object_get(e, "tracking", &tracking, "track-max-lost", &max_lost, "backend", &backend, "cuda-device-id", &device, "algorithm", &algorithm,
+  guint max_lost, max_roi;
+  g_object_get(e, "tracking", &tracking, "track-max-lost", &max_lost, "max-roi-metas", &max_roi, "backend", &backend, "cuda-device-id", &device, "algorithm", &algorithm,
                "connectivity", &connectivity, "threshold", &threshold, "threshold-mode", &mode,
                "min-area", &min_area, "max-components", &max_components, "overlay", &overlay,
                "overlay-alpha", &alpha, "roi-meta", &roi, "post-messages", &post, nullptr);
@@ -55,9 +55,10 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
   EXPECT_FALSE(post);
   EXPECT_TRUE(tracking);
   EXPECT_EQ(max_lost, 15u);
+  EXPECT_EQ(max_roi, 64u);
   for (const char* name : {"backend", "cuda-device-id", "algorithm", "connectivity", "threshold",
                            "threshold-mode", "min-area", "max-components", "overlay",
-                           "overlay-alpha", "roi-meta", "post-messages", "tracking",
+                           "overlay-alpha", "roi-meta", "max-roi-metas", "post-messages", "tracking",
                            "track-max-lost"}) {
     GParamSpec* p = pspec(e, name);
     ASSERT_NE(p, nullptr) << name;

@@ -96,7 +96,7 @@ TEST(Report, OneRoiMetaPerReportedComponentWithItsBoxAndParams) {
   SKIP_UNLESS_BACKEND_RUNS();
   const GrayImage g = random_gray(90, 50, 0.3, 3, 11);
   const Frame frame = make_frame(g, PixelFormat::I420, 4);
-  Harness h("min-area=3");
+  Harness h("min-area=3 max-roi-metas=100000");
   h.set_caps(PixelFormat::I420, g.width, g.height);
   GstBuffer* out = h.process(buffer_from_frame(frame));
   ASSERT_NE(out, nullptr);
@@ -113,7 +113,7 @@ TEST(Report, OneRoiMetaPerReportedComponentWithItsBoxAndParams) {
     ASSERT_LT(i, meta->n_components);
     const GstCclComponent& c = meta->components[i];
     EXPECT_STREQ(g_quark_to_string(roi->roi_type), "ccl-component");
-    EXPECT_EQ(roi->id, gint(c.label));
+    EXPECT_EQ(roi->id, gint(c.track_id)) << "tracking (the default): the id is the track's";
     EXPECT_EQ(roi->x, guint(c.x));
     EXPECT_EQ(roi->y, guint(c.y));
     EXPECT_EQ(roi->w, guint(c.width));
@@ -135,6 +135,45 @@ TEST(Report, OneRoiMetaPerReportedComponentWithItsBoxAndParams) {
   }
   EXPECT_EQ(i, meta->n_components);
   gst_buffer_unref(out);
+}
+
+// The labels of a buffer's ROI metas, in the order they are attached.
+std::vector<guint> roi_labels(GstBuffer* out) {
+  std::vector<guint> labels;
+  gpointer state = nullptr;
+  GstMeta* m;
+  while ((m = gst_buffer_iterate_meta_filtered(out, &state,
+                                               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstStructure* s = gst_video_region_of_interest_meta_get_param(
+        reinterpret_cast<GstVideoRegionOfInterestMeta*>(m), "ccl-component");
+    guint label = 0;
+    EXPECT_TRUE(s && gst_structure_get_uint(s, "label", &label));
+    labels.push_back(label);
+  }
+  return labels;
+}
+
+TEST(Report, MaxRoiMetasKeepsTheLargestInReportedOrder) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  const Frame frame = make_frame(known_components(), PixelFormat::Gray8);
+  struct Case {
+    const char* props;
+    std::vector<guint> want;
+  };
+  // Areas 1, 4, 4, 9, 16, 2 for labels 1..6: the three largest are 5, 4 and, of the
+  // two of area 4, label 2. With max-components the reported order is largest first.
+  for (const Case& c : {Case{"", {1, 2, 3, 4, 5, 6}}, Case{"max-roi-metas=3", {2, 4, 5}},
+                        Case{"max-roi-metas=1", {5}}, Case{"max-roi-metas=0", {}},
+                        Case{"max-roi-metas=2 max-components=4", {5, 4}}}) {
+    Harness h(c.props);
+    GstBuffer* out = run_known(h, frame);
+    ASSERT_NE(out, nullptr) << c.props;
+    const GstCclMeta* meta = gst_ccl_meta_get(out);
+    ASSERT_NE(meta, nullptr);
+    EXPECT_EQ(roi_labels(out), c.want) << c.props;
+    EXPECT_GE(meta->n_components, guint(c.want.size())) << "the meta keeps every reported one";
+    gst_buffer_unref(out);
+  }
 }
 
 TEST(Report, NoRoiMetaWhenDisabled) {
