@@ -139,8 +139,7 @@ struct Tracker::Impl {
     uint32_t trail_head = 0, trail_count = 0;
 
     // Per-frame scratch.
-    double px = 0, py = 0;
-    Box predicted{}, gate{};
+    Box predicted{};
     int32_t match = -1;  // component matched this frame
     int32_t root = -1;   // for a merged track: the track it is merged into, through chains
     bool hosting = false;  // other tracks are merged into it
@@ -314,8 +313,7 @@ struct Tracker::Impl {
       t.born_now = false;
       if (!t.alive || t.merged_into >= 0) continue;
       const double gap = double(frame - t.last_seen);
-      t.px = t.cx + t.vx * gap;
-      t.py = t.cy + t.vy * gap;
+      const double px = t.cx + t.vx * gap, py = t.cy + t.vy * gap;
       const double dx = round_to_int(t.vx * gap), dy = round_to_int(t.vy * gap);
       t.predicted = {t.x + dx, t.y + dy, t.x + dx + t.w, t.y + dy + t.h};
       // The box's geometric mean side: a long thin object must not get a gate as wide
@@ -329,7 +327,7 @@ struct Tracker::Impl {
       // their mean spacing (or at no widening, when the margin is wider already).
       const double widened = std::min(m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening),
                                       std::max(m, 2.0 * spacing));
-      probes.push_back({grown(t.predicted, widened), t.px, t.py, 1.0 / m, t.area,
+      probes.push_back({grown(t.predicted, widened), px, py, 1.0 / m, t.area,
                         kUnseenWeight * (gap - 1.0), int32_t(&t - tracks.data())});
     }
   }
