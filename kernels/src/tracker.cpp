@@ -79,10 +79,6 @@ double overlap_area(const Box& a, const Box& b) {
   return w > 0 && h > 0 ? w * h : 0.0;
 }
 
-bool meets(const Box& a, const Box& b) {
-  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
-}
-
 Box grown(const Box& b, double m) { return {b.x0 - m, b.y0 - m, b.x1 + m, b.y1 + m}; }
 
 // Rounding and flooring written out: without SSE4.1 the compiler calls libm for
@@ -109,6 +105,14 @@ double area_change(double a, double b) {
 }  // namespace
 
 struct Tracker::Impl {
+  // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
+  // beside the index so that a query reads its cells' entries in one stream.
+  struct Entry {
+    int32_t x0, y0, x1, y1;
+    int32_t det;
+    int32_t big;  // listed in several cells: deduplicated when found
+  };
+
   struct Det {
     uint32_t label;
     double cx, cy;
@@ -116,6 +120,7 @@ struct Tracker::Impl {
     double area;
     int32_t cells[4];  // grid cells its box covers: x0, y0, x1, y1 (inclusive)
     bool big;          // wider or taller than a cell: listed in every cell it covers
+    Entry entry;
   };
 
   struct Motion {  // where a track was when last seen as itself, and how it moved
@@ -141,8 +146,7 @@ struct Tracker::Impl {
     // Per-frame scratch.
     Box predicted{};
     int32_t match = -1;  // component matched this frame
-    int32_t root = -1;   // for a merged track: the track it is merged into, through chains
-    bool hosting = false;  // other tracks are merged into it
+    uint32_t frames_unseen = 0;  // missed right before this frame (observe() sets it)
     bool jumped = false;   // its centroid jumped (split or merge): no velocity measurement
     bool born_now = false;
   };
@@ -163,6 +167,7 @@ struct Tracker::Impl {
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
   std::vector<uint64_t> keyed;
+  std::vector<const Component*> pointers;  // update(vector)'s, kept between frames
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
   // What the pairing reads of each track that searches this frame, packed apart from
@@ -181,18 +186,12 @@ struct Tracker::Impl {
   std::vector<int32_t> best_of_track, best_of_det;
   std::vector<double> match_cost;  // per track slot: the cost of its match this frame
   std::vector<int32_t> waiting_in;  // per track slot: tracks merged into it, through chains
-  // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
-  // beside the index so that a query reads its cells' entries in one stream.
-  struct Entry {
-    int32_t x0, y0, x1, y1;
-    int32_t det;
-    int32_t big;
-  };
-  std::vector<int32_t> cell_start, wide;
-  std::vector<Entry> cell_items;
+  std::vector<int32_t> cell_start;
+  std::vector<Entry> cell_items, wide;
   int32_t small_w = 0, small_h = 0;  // the largest small component's box
   std::vector<uint32_t> stamp;
   std::vector<int32_t> parent_of_det;
+  std::vector<double> best_overlap;  // split and merge stages: the best overlap so far
   std::vector<std::pair<uint64_t, int32_t>> groups, waiting;
   std::vector<int32_t> members, candidates;
   std::vector<Pair> group_pairs;
@@ -267,14 +266,12 @@ struct Tracker::Impl {
     det_track.assign(n, -1);
   }
 
-  // Which track each merged track waits in (chains followed to the end); merged
-  // tracks whose host has ended wait no more and are plainly lost.
+  // Which track each merged track waits in (chains followed to the end), as
+  // `waiting` (host id, waiting track) and the count per host; merged tracks whose
+  // host has ended wait no more and are plainly lost.
   void resolve_merges() {
     waiting_in.assign(tracks.size(), 0);
-    for (Track& t : tracks) {
-      t.root = -1;
-      t.hosting = false;
-    }
+    waiting.clear();
     for (size_t s = 0; s < tracks.size(); ++s) {
       Track& t = tracks[s];
       if (!t.alive || t.merged_into < 0) continue;
@@ -293,11 +290,13 @@ struct Tracker::Impl {
         t.merged_into = -1;
         continue;
       }
-      t.root = r;
-      tracks[size_t(r)].hosting = true;
+      waiting.push_back({tracks[size_t(r)].id, int32_t(s)});
       ++waiting_in[size_t(r)];
     }
   }
+
+  // Other tracks are merged into track s (it keeps its own motion frozen meanwhile).
+  bool hosting(size_t s) const { return s < waiting_in.size() && waiting_in[s] > 0; }
 
   void predict() {
     // Where components crowd, the fixed margins would hold hundreds of them: they
@@ -364,6 +363,8 @@ struct Tracker::Impl {
     for (size_t d = 0; d < dets.size(); ++d) {
       Det& det = dets[d];
       det.big = det.box.x1 - det.box.x0 > cell || det.box.y1 - det.box.y0 > cell;
+      det.entry = {int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
+                   int32_t(det.box.y1), int32_t(d), det.big ? 1 : 0};
       if (!det.big) {
         small_w = std::max(small_w, int32_t(det.box.x1 - det.box.x0));
         small_h = std::max(small_h, int32_t(det.box.y1 - det.box.y0));
@@ -376,7 +377,7 @@ struct Tracker::Impl {
       cell_span(det.box.x0, det.box.y0, det.box.x1, det.box.y1, det.cells);
       if (int64_t(det.cells[2] - det.cells[0] + 1) * (det.cells[3] - det.cells[1] + 1) > kWideBox) {
         det.cells[0] = -1;
-        wide.push_back(int32_t(d));
+        wide.push_back(det.entry);
         continue;
       }
       for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
@@ -388,11 +389,9 @@ struct Tracker::Impl {
     for (size_t d = 0; d < dets.size(); ++d) {
       const Det& det = dets[d];
       if (det.cells[0] < 0) continue;
-      const Entry e{int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
-                    int32_t(det.box.y1), int32_t(d), det.big ? 1 : 0};
       for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
         for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
-          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = e;
+          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = det.entry;
     }
     // Placing advanced each start to the next cell's; shift back.
     for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
@@ -419,6 +418,7 @@ struct Tracker::Impl {
       const int32_t gx0 = floor_to_int(g.x0), gy0 = floor_to_int(g.y0);
       const int32_t gx1 = -floor_to_int(-g.x1), gy1 = -floor_to_int(-g.y1);
       auto consider = [&](const Entry& e) {
+        if (!(e.x0 < gx1 && gx0 < e.x1 && e.y0 < gy1 && gy0 < e.y1)) return;
         if (e.big) {
           if (stamp[size_t(e.det)] == query) return;
           stamp[size_t(e.det)] = query;
@@ -432,17 +432,10 @@ struct Tracker::Impl {
         for (int cy = span[1]; cy <= span[3]; ++cy) {
           const size_t row = size_t(cy) * size_t(grid_w);
           const int32_t end = cell_start[row + size_t(span[2]) + 1];
-          for (int32_t i = cell_start[row + size_t(span[0])]; i < end; ++i) {
-            const Entry& e = cell_items[size_t(i)];
-            if (e.x0 < gx1 && gx0 < e.x1 && e.y0 < gy1 && gy0 < e.y1) consider(e);
-          }
+          for (int32_t i = cell_start[row + size_t(span[0])]; i < end; ++i)
+            consider(cell_items[size_t(i)]);
         }
-      for (int32_t d : wide) {
-        const Det& det = dets[size_t(d)];
-        if (meets(g, det.box))
-          consider({int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
-                    int32_t(det.box.y1), d, 1});
-      }
+      for (const Entry& e : wide) consider(e);
       // In a crowd (noise around a blob covering the frame) a gate can meet hundreds
       // of components; only its cheapest few can matter, and keeping more would make
       // the matching quadratic.
@@ -534,8 +527,7 @@ struct Tracker::Impl {
     // The parent of each unmatched component: the matched track whose predicted box
     // (grown a little) overlaps it most and that was larger than it.
     parent_of_det.assign(dets.size(), -1);
-    std::vector<double>& best_overlap = split_overlap;
-    best_overlap.assign(dets.size(), 0.0);
+        best_overlap.assign(dets.size(), 0.0);
     for (const Pair& p : pairs) {
       const Track& t = tracks[size_t(p.track)];
       const Det& d = dets[size_t(p.det)];
@@ -557,10 +549,6 @@ struct Tracker::Impl {
     std::sort(groups.begin(), groups.end());
 
     // Tracks merged into each parent, by parent id then their own id.
-    waiting.clear();
-    for (size_t s = 0; s < tracks.size(); ++s)
-      if (tracks[s].alive && tracks[s].merged_into >= 0 && tracks[s].root >= 0)
-        waiting.push_back({tracks[size_t(tracks[s].root)].id, int32_t(s)});
     std::sort(waiting.begin(), waiting.end(), [&](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first
                                 : tracks[size_t(a.second)].id < tracks[size_t(b.second)].id;
@@ -580,8 +568,6 @@ struct Tracker::Impl {
       split_group(parent, members, candidates);
     }
   }
-
-  std::vector<double> split_overlap;
 
   void split_group(int32_t parent, std::vector<int32_t>& parts, std::vector<int32_t>& merged) {
     Track& p = tracks[size_t(parent)];
@@ -649,8 +635,7 @@ struct Tracker::Impl {
     // The component each lost track seen in the previous frame merged into.
     groups.clear();
     best_of_track.assign(tracks.size(), -1);
-    std::vector<double>& best_overlap = split_overlap;
-    best_overlap.assign(tracks.size(), 0.0);
+        best_overlap.assign(tracks.size(), 0.0);
     for (const Pair& p : pairs) {
       const Track& u = tracks[size_t(p.track)];
       const int32_t host = det_track[size_t(p.det)];
@@ -689,9 +674,9 @@ struct Tracker::Impl {
       }
       // Together too, the tracks must account for the growth; and not too many.
       const size_t mergers = members.size() - 1;
-      int32_t waiting = 0;
-      for (int32_t s : members) waiting += 1 + waiting_in[size_t(s)];
-      if (mergers > kMaxMergers || waiting - 1 > kMaxWaiting ||
+      int32_t held = 0;  // tracks the keeper would hold: the others and theirs
+      for (int32_t s : members) held += 1 + waiting_in[size_t(s)];
+      if (mergers > kMaxMergers || held - 1 > kMaxWaiting ||
           dets[size_t(d)].area - tracks[size_t(host)].area < kMergeGrowth * merging_area)
         continue;
       // The largest track before the merge keeps the component.
@@ -706,18 +691,19 @@ struct Tracker::Impl {
       }
       Track& k = tracks[size_t(keeper)];
       k.jumped = true;
-      k.hosting = true;
       for (int32_t s : members) {
         if (s == keeper) continue;
         Track& t = tracks[size_t(s)];
         t.merged_into = keeper;
         t.merged_into_id = k.id;
+        ++waiting_in[size_t(keeper)];
       }
     }
   }
 
-  void observe(Track& t, const Det& d) {
+  void observe(Track& t, const Det& d, bool host) {
     const double gap = double(frame - t.last_seen);
+    t.frames_unseen = t.born_now ? 0 : uint32_t(frame - t.last_seen - 1);
     if (!t.born_now && !t.jumped && gap > 0) {
       const double mx = (d.cx - t.cx) / gap, my = (d.cy - t.cy) / gap;
       const double ms = distance(mx, my);
@@ -740,7 +726,7 @@ struct Tracker::Impl {
     t.h = int32_t(d.box.y1 - d.box.y0);
     t.last_seen = frame;
     ++t.seen;
-    if (!t.hosting) t.own = {t.cx, t.cy, t.vx, t.vy, t.area, frame};
+    if (!host) t.own = {t.cx, t.cy, t.vx, t.vy, t.area, frame};
     if (options.trail_length > 0) {
       const size_t len = size_t(options.trail_length);
       if (t.trail.size() != len) {
@@ -756,7 +742,8 @@ struct Tracker::Impl {
 
   void finish(size_t n, std::vector<TrackInfo>& out) {
     for (size_t d = 0; d < dets.size(); ++d) {
-      observe(tracks[size_t(det_track[d])], dets[d]);
+      const size_t s = size_t(det_track[d]);
+      observe(tracks[s], dets[d], hosting(s));
     }
     // Tracks not seen for more than max_lost frames end.
     for (size_t s = 0; s < tracks.size(); ++s) {
@@ -780,7 +767,7 @@ struct Tracker::Impl {
       info.id = t.id;
       info.parent_id = t.parent;
       info.age = uint32_t(frame - t.born + 1);
-      info.frames_unseen = unseen_before[size_t(s)];
+      info.frames_unseen = t.frames_unseen;
       info.velocity_x = t.vx;
       info.velocity_y = t.vy;
       info.predicted_x = t.x + round_to_int(t.vx);
@@ -789,8 +776,6 @@ struct Tracker::Impl {
       info.predicted_height = t.h;
     }
   }
-
-  std::vector<uint32_t> unseen_before;
 
   void update(int w, int h, const Component* const* components, size_t n,
               std::vector<TrackInfo>& out) {
@@ -816,13 +801,6 @@ struct Tracker::Impl {
     merge_stage();
     for (size_t d = 0; d < dets.size(); ++d)
       if (det_track[d] < 0) new_track(int32_t(d), 0, 0.0, 0.0);
-    // Frames each matched track went unseen before this one, before observe() moves
-    // last_seen.
-    unseen_before.resize(tracks.size());
-    for (size_t s = 0; s < tracks.size(); ++s) {
-      const Track& t = tracks[s];
-      unseen_before[s] = t.match >= 0 && !t.born_now ? uint32_t(frame - t.last_seen - 1) : 0;
-    }
     finish(n, out);
   }
 };
@@ -862,7 +840,8 @@ void Tracker::update(int width, int height, const Component* const* components, 
 
 void Tracker::update(int width, int height, const std::vector<Component>& components,
                      std::vector<TrackInfo>& out) {
-  std::vector<const Component*> pointers(components.size());
+  std::vector<const Component*>& pointers = impl_->pointers;
+  pointers.resize(components.size());
   for (size_t i = 0; i < components.size(); ++i) pointers[i] = &components[i];
   impl_->update(width, height, pointers.data(), pointers.size(), out);
 }
