@@ -671,7 +671,6 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   self->on_cuda = ccl_backend_get_kind (self->backend) == CCL_BACKEND_CUDA;
   GST_OBJECT_UNLOCK (self);
   self->warned_foreign_memory = FALSE;
-  self->track_width = self->track_height = 0;
   GST_OBJECT_LOCK (self);
   self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
@@ -835,7 +834,8 @@ gst_cuda_ccl_request_track_reset (GstCudaCcl * self, CclTrackReset how)
 }
 
 /* A flush (seek) or a new stream ends the tracks: what comes next does not
- * continue what was seen. The request is applied by the streaming thread at the
+ * continue what was seen. (A new frame size ends them too: the tracker itself
+ * starts afresh when the size it is given changes.) The request is applied by the streaming thread at the
  * next frame, since flush-stop may arrive while a frame is still being labeled. */
 static gboolean
 gst_cuda_ccl_sink_event (GstBaseTransform * trans, GstEvent * event)
@@ -977,14 +977,6 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
             GST_VIDEO_INFO_NAME (in_info)), ("%s", error));
     g_free (error);
     return FALSE;
-  }
-  if (width != self->track_width || height != self->track_height) {
-    if (self->track_width)
-      GST_DEBUG_OBJECT (self, "frame size %dx%d -> %dx%d: tracks end",
-          self->track_width, self->track_height, width, height);
-    gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_END);
-    self->track_width = width;
-    self->track_height = height;
   }
   GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
       GST_VIDEO_INFO_NAME (in_info), caps_have_cuda_memory (incaps, 0) ?

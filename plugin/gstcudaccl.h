@@ -86,8 +86,6 @@ struct _GstCudaCcl {
   CclBackend *backend;
   gboolean warned_fallback;
   gboolean warned_foreign_memory;
-  /* Size of the frames the tracks belong to (a new size ends them). */
-  gint track_width, track_height;
   /* under the object lock: ends the tracks before the next frame (set by events,
    * which may arrive on another thread than the frames), CclTrackReset + 1, 0 none */
   guint track_reset;
