@@ -26,27 +26,16 @@ dim3 tile_grid(int width, int height) {
   return dim3(gx, gy);
 }
 
-// One block per mark; its threads share the mark's outline and cross.
-__global__ void rasterize_marks_kernel(const Mark* marks, uint32_t flags, int width,
-                                       int height, uint32_t* owner) {
-  const Mark m = marks[blockIdx.x];
+// One block per mark or trail segment; its threads share the shape's pixels.
+template <typename Shape>
+__global__ void rasterize_kernel(const Shape* shapes, uint32_t flags, int width, int height,
+                                 uint32_t* owner) {
+  const Shape m = shapes[blockIdx.x];
   const uint32_t n = mark_pixel_count(m, flags);
   for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
     int x, y;
     if (mark_pixel(m, flags, i, width, height, &x, &y))
       atomicMax(owner + size_t(y) * size_t(width) + size_t(x), m.label);
-  }
-}
-
-// One block per trail segment, like the marks.
-__global__ void rasterize_segments_kernel(const Segment* segments, int width, int height,
-                                          uint32_t* owner) {
-  const Segment g = segments[blockIdx.x];
-  const uint32_t n = segment_pixel_count(g);
-  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-    int x, y;
-    if (segment_pixel(g, i, width, height, &x, &y))
-      atomicMax(owner + size_t(y) * size_t(width) + size_t(x), g.label);
   }
 }
 
@@ -74,14 +63,14 @@ void rasterize_marks(const Mark* d_marks, uint32_t n_marks, const Segment* d_seg
   check(cudaMemsetAsync(d_owner, 0, size_t(width) * size_t(height) * sizeof(uint32_t), stream),
         "clearing the mark buffer");
   if (n_marks && (flags & (kBoxes | kCentroids))) {
-    rasterize_marks_kernel<<<n_marks, kMarkThreads, 0, stream>>>(d_marks, flags, width, height,
-                                                                 d_owner);
-    check_launch("rasterize_marks_kernel");
+    rasterize_kernel<<<n_marks, kMarkThreads, 0, stream>>>(d_marks, flags, width, height,
+                                                           d_owner);
+    check_launch("rasterize_kernel (marks)");
   }
   if (n_segments && (flags & kTrails)) {
-    rasterize_segments_kernel<<<n_segments, kMarkThreads, 0, stream>>>(d_segments, width,
-                                                                       height, d_owner);
-    check_launch("rasterize_segments_kernel");
+    rasterize_kernel<<<n_segments, kMarkThreads, 0, stream>>>(d_segments, flags, width, height,
+                                                              d_owner);
+    check_launch("rasterize_kernel (trails)");
   }
 }
 

@@ -4,22 +4,14 @@
 
 namespace ccl::overlay {
 
-void rasterize_marks_host(const Mark* marks, size_t n_marks, const Segment* segments,
-                          size_t n_segments, uint32_t flags, int width, int height,
-                          std::vector<uint32_t>& owner) {
-  owner.assign(size_t(width) * size_t(height), 0);
-  for (size_t k = 0; (flags & kTrails) && k < n_segments; ++k) {
-    const Segment& g = segments[k];
-    const uint32_t n = segment_pixel_count(g);
-    for (uint32_t i = 0; i < n; ++i) {
-      int x, y;
-      if (!segment_pixel(g, i, width, height, &x, &y)) continue;
-      uint32_t& o = owner[size_t(y) * size_t(width) + size_t(x)];
-      o = std::max(o, g.label);
-    }
-  }
-  for (size_t k = 0; k < n_marks; ++k) {
-    const Mark& m = marks[k];
+namespace {
+
+// Marks or trail segments: each pixel keeps the highest label drawn over it.
+template <typename Shape>
+void rasterize(const Shape* shapes, size_t n_shapes, uint32_t flags, int width, int height,
+               std::vector<uint32_t>& owner) {
+  for (size_t k = 0; k < n_shapes; ++k) {
+    const Shape& m = shapes[k];
     const uint32_t n = mark_pixel_count(m, flags);
     for (uint32_t i = 0; i < n; ++i) {
       int x, y;
@@ -28,6 +20,16 @@ void rasterize_marks_host(const Mark* marks, size_t n_marks, const Segment* segm
       o = std::max(o, m.label);
     }
   }
+}
+
+}  // namespace
+
+void rasterize_marks_host(const Mark* marks, size_t n_marks, const Segment* segments,
+                          size_t n_segments, uint32_t flags, int width, int height,
+                          std::vector<uint32_t>& owner) {
+  owner.assign(size_t(width) * size_t(height), 0);
+  rasterize(segments, n_segments, flags, width, height, owner);
+  rasterize(marks, n_marks, flags, width, height, owner);
 }
 
 void draw_host(const Target& target, const Scene& scene) {

@@ -180,6 +180,16 @@ CCL_HD bool segment_pixel(const Segment& g, uint32_t i, int width, int height, i
   return x >= 0 && y >= 0 && x < width && y < height;
 }
 
+/// A trail segment as a mark of `flags` (drawn with kTrails), so that one rasterizer
+/// serves both.
+CCL_HD uint32_t mark_pixel_count(const Segment& g, uint32_t flags) {
+  return (flags & kTrails) ? segment_pixel_count(g) : 0u;
+}
+CCL_HD bool mark_pixel(const Segment& g, uint32_t, uint32_t i, int width, int height, int* px,
+                       int* py) {
+  return segment_pixel(g, i, width, height, px, py);
+}
+
 CCL_HD Paint paint_at(const Scene& s, int width, int x, int y) {
   const size_t p = size_t(y) * size_t(width) + size_t(x);
   if (s.owner && s.owner[p]) return {kSolid, s.owner[p]};
