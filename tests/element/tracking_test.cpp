@@ -13,6 +13,7 @@
 
 #include "element_util.h"
 #include "overlay/overlay_math.h"
+#include "scenes.h"
 
 namespace ccl::element_test {
 namespace {
@@ -25,14 +26,18 @@ struct Disc {
   double x, y, r;
 };
 
+// One frame of discs (integer centers and radii), drawn by the scene renderer.
 GrayImage discs(int w, int h, const std::vector<Disc>& ds) {
-  GrayImage g{"discs", w, h, std::vector<uint8_t>(size_t(w) * h, 0)};
-  for (const Disc& d : ds)
-    for (int y = std::max(0, int(d.y - d.r)); y <= std::min(h - 1, int(d.y + d.r)); ++y)
-      for (int x = std::max(0, int(d.x - d.r)); x <= std::min(w - 1, int(d.x + d.r)); ++x)
-        if ((x - d.x) * (x - d.x) + (y - d.y) * (y - d.y) <= d.r * d.r)
-          g.pixels[size_t(y) * w + x] = 255;
-  return g;
+  test::Scene scene;
+  scene.name = "discs";
+  scene.width = w;
+  scene.height = h;
+  scene.num_objects = int(ds.size());
+  scene.frames.resize(1);
+  for (size_t i = 0; i < ds.size(); ++i)
+    scene.frames[0].push_back(
+        {int(i), test::Shape::disc(int(ds[i].x), int(ds[i].y), int(ds[i].r))});
+  return test::render(scene, 0);
 }
 
 constexpr int kW = 160, kH = 120;
