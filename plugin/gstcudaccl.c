@@ -1071,9 +1071,12 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
 
+  /* The meta takes the reported components as they are (it frees them with
+   * g_free): one block, built once, no copy. */
   meta = gst_ccl_meta_add (buf, GST_VIDEO_INFO_WIDTH (&filter->in_info),
-      GST_VIDEO_INFO_HEIGHT (&filter->in_info), report.total_count,
-      report.components, report.n_components);
+      GST_VIDEO_INFO_HEIGHT (&filter->in_info), report.total_count, NULL, 0);
+  meta->components = report.components;
+  meta->n_components = report.n_components;
   meta->threshold = report.threshold;
   meta->algorithm = settings.algorithm;
   meta->connectivity = settings.connectivity;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "moments.cuh"
 #include "segments.cuh"
+#include "table_store.cuh"
 #include "union_find.cuh"
 
 namespace ccl::cuda {
@@ -156,25 +157,6 @@ __device__ __forceinline__ uint32_t look_back(uint64_t* status, uint32_t epoch,
 
 /// Most roots one warp's 32 mask words can hold: a word has at most 32 run starts.
 constexpr int kWarpRootSlots = kWarpSize * 32;
-
-constexpr int kEntryWords = int(sizeof(Component) / sizeof(uint64_t));
-static_assert(sizeof(Component) % sizeof(uint64_t) == 0, "Component must be whole words");
-
-/// Shared memory in which a warp assembles 32 table entries (raw words: Component's
-/// member initializers rule out __shared__ Component[]).
-using EntryStaging = uint64_t[kWarpSize * kEntryWords];
-
-/// The warp copies the first n (<= 32) entries it staged to dst as consecutive 8-byte
-/// words, so each store instruction covers 256 contiguous bytes; lanes storing their
-/// own 72-byte entries would touch 32 sectors per instruction instead of 8.
-__device__ __forceinline__ void store_staged_entries(const EntryStaging& staged, Component* dst,
-                                                     uint32_t n) {
-  __syncwarp();
-  uint64_t* out = reinterpret_cast<uint64_t*>(dst);
-  for (uint32_t k = threadIdx.x % kWarpSize; k < n * kEntryWords; k += kWarpSize)
-    out[k] = staged[k];
-  __syncwarp();
-}
 
 /// The table entry of the root listed as `code` (number_roots_kernel's list) of the
 /// warp whose first mask word is warp_t, given its id and the mask word it lies in;
@@ -572,46 +554,10 @@ __global__ void __launch_bounds__(kWarpSize* kFeatureTileRows, kFeatureBlocksPer
   allow_next_grid();
 }
 
-/// Finishes the table (width/height from the accumulated maxima) and copies it into
-/// mapped host memory. Each warp takes 32 entries: one per lane to finish them, then
-/// the warp writes them out as consecutive words (store_staged_entries), so the writes
-/// across the bus are coalesced.
-__global__ void __launch_bounds__(kWordBlock)
-    publish_kernel(const FrameInfo* info, int fixed_level, Component* table,
-                   Component* host_table, uint32_t host_capacity, HostHeader* header,
-                   uint32_t* published) {
-  wait_for_previous_grid();
-  __shared__ EntryStaging staging[kWordBlock / kWarpSize];
-  const uint32_t n = info->count;
-  const int lane = threadIdx.x % kWarpSize;
-  const int warp_in_block = threadIdx.x / kWarpSize;
-  Component* mine = reinterpret_cast<Component*>(staging[warp_in_block]);
-  const uint32_t warps = gridDim.x * (kWordBlock / kWarpSize);
-  for (uint32_t first = (blockIdx.x * (kWordBlock / kWarpSize) + warp_in_block) * kWarpSize;
-       first < n; first += warps * kWarpSize) {
-    const uint32_t i = first + lane;
-    if (i < n) {
-      Component c = table[i];
-      c.width = c.width - c.x + 1;
-      c.height = c.height - c.y + 1;
-      mine[lane] = c;
-    }
-    store_staged_entries(staging[warp_in_block], table + first, min(n - first, 32u));
-    const uint32_t to_host = first < host_capacity ? min(min(n, host_capacity) - first, 32u) : 0;
-    store_staged_entries(staging[warp_in_block], host_table + first, to_host);
-  }
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    header->count = n;
-    header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
-    *published += 1;  // number_roots_kernel, the only reader, is done with this frame
-  }
-}
-
 }  // namespace
 
 bool Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) {
   count_blocks_ = ceil_div(geo.mask_words(), kWordBlock);
-  publish_blocks_ = std::max(1, 4 * sm_count);
   if (feature_blocks_per_sm_ == 0) {
     // The blocks of the features pass that fit on the device at once: measure() caps
     // its grid at a few times that, so that looping blocks keep their hot component's
@@ -628,19 +574,12 @@ bool Analysis::reserve(const FrameGeometry& geo, size_t capacity, int sm_count) 
   moved |= status_.reserve(count_blocks_);
   if (moved) frames_ = 0;  // fresh memory: cleared before its first use
   moved |= table_.reserve(std::max<size_t>(capacity, 1));
-  header_.reserve(1);
-  // The host copy starts small and grows to what frames need (read_table): most frames
-  // have far fewer components than the worst case, which would pin W*H/2 entries.
-  host_table_.reserve(std::min<size_t>(std::max<size_t>(capacity, 1), 1 << 16));
   return moved;
 }
 
 void Analysis::poison(int byte, size_t components, cudaStream_t stream) {
   // Not the scan statuses: the epoch already tells stale ones apart.
   table_.fill_bytes(byte, components, stream);
-  std::memset(header_.host(), byte, sizeof(HostHeader));
-  std::memset(static_cast<void*>(host_table_.host()), byte,
-              std::min(components, host_table_.capacity()) * sizeof(Component));
 }
 
 void Analysis::begin_frame(cudaStream_t stream) {
@@ -676,30 +615,6 @@ void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t*
   launch("features_kernel", out ? features_kernel<true> : features_kernel<false>, blocks,
          dim3(kWarpSize, kFeatureTileRows), stream, chained, geo, halves, labels, out,
          table_.get(), tiles, tile_columns);
-}
-
-void Analysis::publish(const FrameInfo* info, int fixed_level, cudaStream_t stream,
-                       bool chained) {
-  launch("publish_kernel", publish_kernel, publish_blocks_, kWordBlock, stream, chained, info,
-         fixed_level, table_.get(), host_table_.device(), uint32_t(host_table_.capacity()),
-         header_.device(), epoch_.get());
-}
-
-void Analysis::read_table(std::vector<Component>& table) {
-  const uint32_t n = count();
-  if (n > table_.capacity())
-    throw Error("component count " + std::to_string(n) + " exceeds the table's capacity " +
-                std::to_string(table_.capacity()));
-  table.resize(n);
-  const size_t in_host = std::min<size_t>(n, host_table_.capacity());
-  std::memcpy(table.data(), host_table_.host(), in_host * sizeof(Component));
-  if (in_host < n) {
-    // More components than the host copy holds: fetch the rest (the stream is idle,
-    // finish() waited) and make room for frames like this one.
-    CCL_CUDA_CHECK(cudaMemcpy(table.data() + in_host, table_.get() + in_host,
-                              (n - in_host) * sizeof(Component), cudaMemcpyDeviceToHost));
-    host_table_.reserve(std::min(table_.capacity(), std::max<size_t>(n, 2 * in_host)));
-  }
 }
 
 }  // namespace ccl::cuda

@@ -1,7 +1,7 @@
 // The analysis stage both algorithms share: roots numbered 1..N in raster order
 // (SPEC §4), then one pass that writes the output labels and accumulates every
-// component's features run by run (Hennequin et al.'s CCA), then the table's
-// hand-over to the host.
+// component's features run by run (Hennequin et al.'s CCA). The table's hand-over to
+// the host is report.h's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,12 +16,6 @@
 
 namespace ccl::cuda {
 
-/// What the device leaves in mapped host memory for finish().
-struct HostHeader {
-  uint32_t count;
-  uint32_t level;
-};
-
 class Analysis {
  public:
   /// Scratch for frames of `geo`, a device table of `capacity` components. Grows only.
@@ -32,7 +26,7 @@ class Analysis {
 
   /// Before each frame's number(), outside any graph capture: clears the scan statuses
   /// when their epochs run out (or the memory is fresh). The frame's epoch itself lives
-  /// on the device (publish() advances it), so that a captured number() stays valid.
+  /// on the device (epoch()), so that a captured number() stays valid.
   void begin_frame(cudaStream_t stream);
 
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
@@ -42,33 +36,26 @@ class Analysis {
               int connectivity, FrameInfo* info, cudaStream_t stream);
 
   /// Output labels (when `out` is not null) and the features of every component.
-  /// chained, here and in publish(): launched chained to the stream's previous kernel
-  /// (chain.h).
+  /// chained: launched chained to the stream's previous kernel (chain.h).
   void measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                uint32_t* out, cudaStream_t stream, bool chained);
 
-  /// Finishes the table (bounding boxes) and writes N, the level used and the table
-  /// into mapped host memory. fixed_level < 0: the level is Otsu's, from info.
-  void publish(const FrameInfo* info, int fixed_level, cudaStream_t stream, bool chained);
-
-  /// Once the stream has passed publish(): the frame's count, level and table.
-  uint32_t count() const { return header_.host()->count; }
-  int level() const { return int(header_.host()->level); }
-  void read_table(std::vector<Component>& table);
-
-  const Component* device_table() const { return table_.get(); }
+  /// The frame's table: N entries, started by number(), summed by measure(); the
+  /// bounding boxes hold (x min, y min, x max, y max) until the report finishes them.
+  Component* device_table() const { return table_.get(); }
+  size_t table_capacity() const { return table_.capacity(); }
+  /// Frames whose numbering is over: the frame's last kernel that reads the table
+  /// advances it (number() tells its own scan entries from older ones by it).
+  uint32_t* epoch() const { return epoch_.get(); }
 
  private:
   unsigned count_blocks_ = 0;
-  int publish_blocks_ = 1;
   int feature_blocks_per_sm_ = 0;  // resident features_kernel blocks, asked once
   unsigned feature_blocks_ = 1;
   DeviceBuffer<uint64_t> status_;  // per-block scan status (analysis.cu)
   DeviceBuffer<uint32_t> epoch_;   // frames published since status_ was cleared
   uint32_t frames_ = 0;            // host's count of the same; 0: status_ not cleared
   DeviceBuffer<Component> table_;
-  MappedBuffer<HostHeader> header_;
-  MappedBuffer<Component> host_table_;
 };
 
 }  // namespace ccl::cuda

@@ -4,11 +4,12 @@
 //   local labeling (HA strips / KE initialization; the threshold is fused in here)
 //   merging (HA strip and chunk borders / KE compression, reduction)
 //   analysis (root numbering, output labels + features)
-//   publish (table finished and written into mapped pinned host memory)
+//   report (table finished; the reported entries written into mapped pinned host memory)
 // The component count is unknown to the host while it queues the frame, so no copy of
-// "N entries" can be queued; instead the publish kernel, which knows N, writes the
-// count, the level used and the table straight into mapped host memory. finish()
-// waits for one event and reads them there.
+// "N entries" can be queued; instead the report's kernels, which know N, write the
+// count, the level used and the reported entries straight into mapped host memory.
+// finish() waits for one event and reads them there (frames reporting the largest of
+// more passing components than are reported wait once more, for a sort: report.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "geometry.h"
 #include "ha.h"
 #include "komura.h"
+#include "report.h"
 #include "threshold.h"
 
 namespace ccl::cuda {
@@ -47,7 +49,8 @@ int resolve_device(int device_id) {
 }
 
 // Stage boundaries recorded when profiling (StageTimes' fields in order).
-enum Mark { kStart, kThresholded, kLocal, kMerged, kAnalyzed, kPublished, kMarks };
+// kSorted: after the sort of frames reporting their largest components (report.h).
+enum Mark { kStart, kThresholded, kLocal, kMerged, kAnalyzed, kPublished, kSorted, kMarks };
 
 /// Everything a frame's labeling kernels are launched with, but the engine's scratch
 /// addresses: two frames with equal keys queue identical launches, so a graph captured
@@ -136,6 +139,7 @@ struct Engine::Impl {
   DeviceBuffer<uint8_t> upload;   // label_host's copy of the luma plane
   OtsuStage otsu;
   Analysis analysis;
+  Reporter report;
 
   Event done{false};
   std::array<std::unique_ptr<Event>, kMarks> marks;
@@ -160,7 +164,7 @@ struct Engine::Impl {
   cudaStream_t stream = nullptr;
 
   void mark(Mark m, cudaStream_t s) {
-    const bool stage_mark = m != kStart && m != kAnalyzed && m != kPublished;
+    const bool stage_mark = m != kStart && m != kAnalyzed && m != kPublished && m != kSorted;
     if (profiling_level == Profiling::Stages ||
         (profiling_level == Profiling::Labeling && !stage_mark))
       marks[m]->record(s);
@@ -173,7 +177,9 @@ struct Engine::Impl {
     moved |= info.reserve(1);
     if (options.write_labels) moved |= output.reserve(g.pixels());
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
-    moved |= analysis.reserve(g, worst_case_components(g, options.connectivity), sm_count);
+    const size_t components = worst_case_components(g, options.connectivity);
+    moved |= analysis.reserve(g, components, sm_count);
+    report.reserve(components, sm_count);
     if (moved) graphs.clear();  // they point at freed memory
   }
 
@@ -253,7 +259,9 @@ struct Engine::Impl {
     info.fill_bytes(byte, 1, s);
     // Host buffers the previous frame's kernels wrote: that frame must be finished.
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
-    analysis.poison(byte, worst_case_components(g, options.connectivity), s);
+    const size_t components = worst_case_components(g, options.connectivity);
+    analysis.poison(byte, components, s);
+    report.poison(byte, components);
   }
 
   float elapsed(Mark from, Mark to) const {
@@ -298,8 +306,9 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
     d.queue_labeling(image, geo, options, stream);
   d.remember(key);
   d.mark(kAnalyzed, stream);
-  d.analysis.publish(d.info.get(), options.mode == ThresholdMode::Otsu ? -1 : options.threshold,
-                     stream, d.chained());
+  d.report.queue(d.info.get(), d.analysis.device_table(), d.analysis.epoch(),
+                 options.mode == ThresholdMode::Otsu ? -1 : options.threshold, options, stream,
+                 d.chained());
   d.mark(kPublished, stream);
   d.done.record(stream);
 
@@ -310,16 +319,24 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
 }
 
 void Engine::finish(Result& out, bool copy_labels) {
+  const TableView table = finish_in_place(out, copy_labels);
+  out.components.assign(table.data, table.data + table.size);
+}
+
+TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   Impl& d = *impl_;
   if (!d.pending) throw Error("Engine::finish called without a frame in flight");
   DeviceScope scope(d.device);
   d.pending = false;
   CCL_CUDA_CHECK(cudaEventSynchronize(d.done.get()));
+  const bool timed = d.profiling_level != Profiling::Off;
+  const ReportedTable table =
+      d.report.read(d.stream, timed ? d.marks[kSorted]->get() : nullptr);
   out.width = d.geo.width;
   out.height = d.geo.height;
-  out.threshold_used = d.analysis.level();
-  out.num_components = d.analysis.count();
-  d.analysis.read_table(out.components);
+  out.threshold_used = int(d.report.header().level);
+  out.num_components = d.report.header().count;
+  out.components.clear();
   if (copy_labels && d.wrote_labels) {
     out.labels.resize(d.geo.pixels());
     CCL_CUDA_CHECK(cudaMemcpyAsync(out.labels.data(), d.output.get(),
@@ -329,11 +346,12 @@ void Engine::finish(Result& out, bool copy_labels) {
   } else {
     out.labels.clear();
   }
-  if (d.profiling_level != Profiling::Off) {
+  if (timed) {
+    const Mark end = d.report.sorted() ? kSorted : kPublished;
     d.times = StageTimes{};
     d.times.labeling = d.elapsed(kStart, kAnalyzed);
-    d.times.copy = d.elapsed(kAnalyzed, kPublished);
-    d.times.total = d.elapsed(kStart, kPublished);
+    d.times.copy = d.elapsed(kAnalyzed, end);
+    d.times.total = d.elapsed(kStart, end);
   }
   if (d.profiling_level == Profiling::Stages) {
     d.times.threshold = d.elapsed(kStart, kThresholded);
@@ -341,6 +359,7 @@ void Engine::finish(Result& out, bool copy_labels) {
     d.times.merge = d.elapsed(kLocal, kMerged);
     d.times.analysis = d.elapsed(kMerged, kAnalyzed);
   }
+  return TableView{table.entries, table.size};
 }
 
 const uint32_t* Engine::device_labels() const { return impl_->output.get(); }
@@ -386,6 +405,8 @@ StageTimes Engine::stage_times() const { return impl_->times; }
 void Engine::set_tuning(const Tuning& tuning) { impl_->tuning = tuning; }
 
 Tuning Engine::tuning() const { return impl_->tuning; }
+
+bool Engine::last_report_sorted() const { return impl_->report.sorted(); }
 
 uint64_t Engine::graph_replays() const { return impl_->replays; }
 

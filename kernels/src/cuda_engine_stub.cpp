@@ -20,6 +20,7 @@ Engine::Engine(int) { throw Error(kNoCuda); }
 Engine::~Engine() = default;
 void Engine::enqueue(const ImageView&, const Options&, cudaStream_t) { throw Error(kNoCuda); }
 void Engine::finish(Result&, bool) { throw Error(kNoCuda); }
+TableView Engine::finish_in_place(Result&, bool) { throw Error(kNoCuda); }
 const uint32_t* Engine::device_labels() const { return nullptr; }
 const Component* Engine::device_components() const { return nullptr; }
 const uint32_t* Engine::device_component_count() const { return nullptr; }
@@ -30,6 +31,7 @@ void Engine::set_profiling(Profiling) {}
 StageTimes Engine::stage_times() const { return {}; }
 void Engine::set_tuning(const Tuning&) {}
 Tuning Engine::tuning() const { return {}; }
+bool Engine::last_report_sorted() const { return false; }
 uint64_t Engine::graph_replays() const { return 0; }
 void Engine::set_poison_byte(int) {}
 int Engine::device_id() const { return -1; }

@@ -1,5 +1,7 @@
 #include "ccl/types.h"
 
+#include <algorithm>
+
 namespace ccl {
 
 int plane_count(PixelFormat f) {
@@ -71,6 +73,18 @@ bool Component::operator==(const Component& o) const {
   return label == o.label && x == o.x && y == o.y && width == o.width &&
          height == o.height && area == o.area && sum_x == o.sum_x && sum_y == o.sum_y &&
          sum_xx == o.sum_xx && sum_xy == o.sum_xy && sum_yy == o.sum_yy;
+}
+
+void select_reported(std::vector<Component>& table, const Options& options) {
+  if (options.reports_all()) return;
+  if (options.min_area > 1)
+    table.erase(std::remove_if(table.begin(), table.end(),
+                               [&](const Component& c) { return c.area < options.min_area; }),
+                table.end());
+  if (table.size() <= options.max_components) return;
+  const auto keep = table.begin() + options.max_components;
+  std::partial_sort(table.begin(), keep, table.end(), reported_before);
+  table.erase(keep, table.end());
 }
 
 void validate(const ImageView& image, const Options& options) {

@@ -18,13 +18,15 @@ class Backend {
   /// Sizes scratch memory for frames of this format and size (every caps change).
   virtual void configure(PixelFormat format, int width, int height) = 0;
 
-  /// Labels the frame (threshold, labels, features) into out (no label image). The
-  /// frame is in host memory, or for the CUDA backend possibly in device memory of
-  /// the current context (frame.space), where it is read in place.
+  /// Labels the frame (threshold, labels, features, the options' selection of reported
+  /// components) into out's count and level, and returns the reported components,
+  /// valid until the next label(); out.components and out.labels may stay empty. The
+  /// frame is in host memory, or for the CUDA backend possibly in device memory of the
+  /// current context (frame.space), where it is read in place.
   /// keep_labels: draw() follows and needs the label image; with_planes: it also
   /// needs every plane of the frame (the CUDA backend uploads those of host frames).
-  virtual void label(const ImageView& frame, const Options& options, bool keep_labels,
-                     bool with_planes, Result& out) = 0;
+  virtual TableView label(const ImageView& frame, const Options& options, bool keep_labels,
+                          bool with_planes, Result& out) = 0;
 
   /// Draws the overlay of the last labeled frame into `frame` (the same frame).
   /// Writes a host frame's memory only once everything else succeeded; a device

@@ -84,7 +84,7 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
   backend->tracker.update(width, height, sel.kept.data(), sel.kept.size(), backend->tracks);
   backend->tracked = true;
 
-  for (size_t i = 0; i < sel.reported.size(); ++i) {
+  for (size_t i = 0; i < sel.n_reported; ++i) {
     const ccl::TrackInfo& t = backend->tracks[i];
     GstCclComponent& c = sel.reported[i];
     c.track_id = t.id;
@@ -100,7 +100,7 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
     if (!sel.color_key.empty()) sel.color_key[c.label] = ccl::overlay::track_color_key(t.id);
   }
   if (!(flags & CCL_OVERLAY_TRAILS)) return;
-  for (size_t i = 0; i < sel.reported.size(); ++i) {
+  for (size_t i = 0; i < sel.n_reported; ++i) {
     backend->tracker.trail(i, backend->trail);
     for (size_t k = 1; k < backend->trail.size(); ++k) {
       const ccl::TrailPoint &a = backend->trail[k - 1], &b = backend->trail[k];
@@ -112,9 +112,9 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
 // The `limit` largest reported components (area, then label, as max-components ranks
 // them), listed in the order they are reported in.
 void pick_roi(CclBackend* backend, guint limit, CclReport* report) {
-  const std::vector<GstCclComponent>& reported = backend->selection.reported;
+  const ccl::plugin::Selection& reported = backend->selection;
   std::vector<guint>& roi = backend->roi;
-  roi.resize(reported.size());
+  roi.resize(reported.n_reported);
   for (guint i = 0; i < roi.size(); ++i) roi[i] = i;
   std::nth_element(roi.begin(), roi.begin() + limit, roi.end(), [&](guint a, guint b) {
     const GstCclComponent &x = reported[a], &y = reported[b];
@@ -220,10 +220,13 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     const uint32_t alpha256 = overlay_alpha256(settings);
     const uint32_t flags = ccl_settings_overlay_flags(settings);
     options.write_labels = (flags & CCL_OVERLAY_FILL) != 0;
+    options.min_area = settings->min_area;
+    options.max_components = settings->max_components;
 
-    backend->impl->label(view, options, options.write_labels, flags != 0, backend->result);
-    ccl::plugin::select_components(backend->result, settings->min_area,
-                                   settings->max_components, flags != 0, backend->selection);
+    const ccl::TableView reported = backend->impl->label(view, options, options.write_labels,
+                                                         flags != 0, backend->result);
+    ccl::plugin::select_components(reported, backend->result.num_components, flags != 0,
+                                   backend->selection);
     if (settings->tracking) {
       track(backend, view.width, view.height, settings, flags);
     } else if (backend->tracked) {
@@ -232,19 +235,19 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
       backend->tracked = false;
     }
 
-    const bool draws = flags != 0 && !backend->selection.reported.empty();
+    const bool draws = flags != 0 && backend->selection.n_reported != 0;
     if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
 
     const int64_t gpu_ns = backend->impl->gpu_time_ns();
     report->tracking = settings->tracking;
     report->total_count = backend->result.num_components;
-    report->n_components = guint(backend->selection.reported.size());
-    report->components = backend->selection.reported.data();
+    report->n_components = guint(backend->selection.n_reported);
     report->threshold = guint(backend->result.threshold_used);
     report->gpu_time = gpu_ns < 0 ? GST_CLOCK_TIME_NONE : GstClockTime(gpu_ns);
     report->roi_indices = nullptr;
     report->n_roi = report->n_components;
     if (settings->max_roi_metas < report->n_components)
       pick_roi(backend, settings->max_roi_metas, report);
+    report->components = backend->selection.reported.release();
   });
 }

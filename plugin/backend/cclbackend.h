@@ -59,13 +59,13 @@ typedef struct {
   guint max_roi_metas;
 } CclSettings;
 
-/* What a frame gave. components stays owned by the backend and is valid until
- * the next ccl_backend_process() on it; with tracking their track fields are set. */
+/* What a frame gave. components (transfer full, g_free) is one block the frame's
+ * GstCclMeta can take as its own; with tracking their track fields are set. */
 typedef struct {
   gboolean tracking;
   guint total_count;
   guint n_components;
-  const GstCclComponent *components;
+  GstCclComponent *components;
   guint threshold;
   GstClockTime gpu_time;
   /* The components that get a ROI meta: the settings->max_roi_metas largest (area,

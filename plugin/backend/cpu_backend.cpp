@@ -25,7 +25,8 @@ class CpuBackend final : public Backend {
   }
 
   // The label image is always there (OpenCV writes it), so keep_labels is moot.
-  void label(const ImageView& frame, const Options& options, bool, bool, Result& out) override {
+  TableView label(const ImageView& frame, const Options& options, bool, bool,
+                  Result& out) override {
     out.threshold_used = threshold_image(frame, options, binary_);
     out.width = frame.width;
     out.height = frame.height;
@@ -35,6 +36,8 @@ class CpuBackend final : public Backend {
     const int n = cv::connectedComponentsWithStats(binary, labels_, stats_, centroids_,
                                                    options.connectivity, CV_32S, cv::CCL_SAUF);
     features(uint32_t(n - 1), out);
+    select_reported(out.components, options);
+    return TableView{out.components.data(), uint32_t(out.components.size())};
   }
 
   void draw(const ImageView& frame, const Selection& selection, uint32_t flags,

@@ -5,8 +5,8 @@
 // Frames in device memory (GstCudaMemory mapped with GST_MAP_CUDA) are labeled and
 // drawn where they are: no copy of the image. Host frames stage the luma plane
 // (every plane when an overlay will be drawn) through pinned memory, and when the
-// overlay changes pixels the planes come back the same way. Only the component
-// table returns to the host either way.
+// overlay changes pixels the planes come back the same way. Only the reported
+// components return to the host either way, selected on the device.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -65,8 +65,8 @@ class CudaBackend final : public Backend {
     }
   }
 
-  void label(const ImageView& frame, const Options& options, bool keep_labels,
-             bool with_planes, Result& out) override {
+  TableView label(const ImageView& frame, const Options& options, bool keep_labels,
+                  bool with_planes, Result& out) override {
     cudaStream_t s = stream_->get();
     start_->record(s);
     const ImageView device = frame.space == MemorySpace::Device ? frame : stage(frame, with_planes);
@@ -74,12 +74,17 @@ class CudaBackend final : public Backend {
     o.write_labels = keep_labels;
     engine_->enqueue(device, o, s);
     labeled_->record(s);
-    engine_->finish(out, false);
+    // The reported components stay where the device wrote them: the element reads
+    // them there once, into its metadata.
+    const TableView reported = engine_->finish_in_place(out, false);
+    // A frame that sorted waited again: its GPU time runs to the end of the sort.
+    if (engine_->last_report_sorted()) labeled_->record(s);
     labeled_->synchronize();
     label_ms_ = cuda::elapsed_ms(*start_, *labeled_);
     draw_ms_ = 0;
     has_labels_ = keep_labels;
     has_planes_ = with_planes;
+    return reported;
   }
 
   void draw(const ImageView& frame, const Selection& selection, uint32_t flags,

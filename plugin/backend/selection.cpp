@@ -1,7 +1,5 @@
 #include "selection.h"
 
-#include <algorithm>
-
 namespace ccl::plugin {
 
 GstCclComponent to_gst(const Component& c) {
@@ -22,37 +20,30 @@ GstCclComponent to_gst(const Component& c) {
   return g;
 }
 
-void select_components(const Result& result, uint32_t min_area, uint32_t max_components,
-                       bool for_overlay, Selection& out) {
-  std::vector<const Component*>& kept = out.kept;
-  kept.clear();
-  for (const Component& c : result.components)
-    if (c.area >= min_area) kept.push_back(&c);
-
-  if (kept.size() > max_components) {
-    // Largest first; equal areas keep label order so every backend agrees.
-    std::partial_sort(kept.begin(), kept.begin() + max_components, kept.end(),
-                      [](const Component* a, const Component* b) {
-                        return a->area != b->area ? a->area > b->area : a->label < b->label;
-                      });
-    kept.resize(max_components);
+void select_components(TableView reported, uint32_t num_components, bool for_overlay,
+                       Selection& out) {
+  out.kept.resize(reported.size);
+  // One block for every entry, written in place (no per-component allocation): the
+  // metadata takes it as it is.
+  out.reported.reset(reported.size ? g_new(GstCclComponent, reported.size) : nullptr);
+  out.n_reported = reported.size;
+  for (uint32_t i = 0; i < reported.size; ++i) {
+    out.kept[i] = &reported.data[i];
+    out.reported[i] = to_gst(reported.data[i]);
   }
 
-  out.reported.clear();
   out.marks.clear();
   out.color_key.clear();
   out.trails.clear();
-  out.reported.reserve(kept.size());
-  for (const Component* c : kept) out.reported.push_back(to_gst(*c));
   if (!for_overlay) return;
 
-  out.color_key.assign(size_t(result.num_components) + 1, 0);
-  out.marks.reserve(kept.size());
-  for (const Component* c : kept) {
-    out.color_key[c->label] = c->label;
-    out.marks.push_back({c->label, c->x, c->y, c->width, c->height,
-                         overlay::centroid_pixel(c->sum_x, c->area),
-                         overlay::centroid_pixel(c->sum_y, c->area)});
+  out.color_key.assign(size_t(num_components) + 1, 0);
+  out.marks.reserve(reported.size);
+  for (const Component& c : reported) {
+    out.color_key[c.label] = c.label;
+    out.marks.push_back({c.label, c.x, c.y, c.width, c.height,
+                         overlay::centroid_pixel(c.sum_x, c.area),
+                         overlay::centroid_pixel(c.sum_y, c.area)});
   }
 }
 

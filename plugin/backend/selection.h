@@ -1,8 +1,12 @@
-// Which components a frame reports (min-area, max-components) and what the overlay
-// needs of them: one rule for every backend.
+// What the element makes of a frame's reported components (the backends select them:
+// Options::min_area, max_components): their metadata entries, read once from where
+// the backend left them, and what the overlay needs of them.
 #pragma once
 
+#include <glib.h>
+
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <gst/ccl/gstcclmeta.h>
@@ -12,10 +16,15 @@
 
 namespace ccl::plugin {
 
+struct GFree {
+  void operator()(void* p) const { g_free(p); }
+};
+
 struct Selection {
-  /// Reported components: label order, or largest first (ties by label) when more
-  /// than max_components pass min_area.
-  std::vector<GstCclComponent> reported;
+  /// The reported components' metadata entries, in the order they are reported, in
+  /// one g_malloc'ed block that the frame's GstCclMeta takes over (take_reported()).
+  std::unique_ptr<GstCclComponent[], GFree> reported;
+  size_t n_reported = 0;
   /// color_key[l]: the color key of label l (its track's when tracking, else the
   /// label), 0 when l is not reported; size num_components + 1.
   std::vector<uint32_t> color_key;
@@ -26,12 +35,16 @@ struct Selection {
   /// The reported components' table entries, in the order of `reported` (the tracker
   /// reads them); kept between frames to reuse its memory.
   std::vector<const Component*> kept;
+
+  GstCclComponent& operator[](size_t i) { return reported[i]; }
+  const GstCclComponent& operator[](size_t i) const { return reported[i]; }
 };
 
 GstCclComponent to_gst(const Component& c);
 
-/// With for_overlay false only `reported` is filled: nothing will be drawn.
-void select_components(const Result& result, uint32_t min_area, uint32_t max_components,
-                       bool for_overlay, Selection& out);
+/// Fills `out` from the reported components of a frame with num_components in all.
+/// With for_overlay false only `reported` and `kept` are filled: nothing will be drawn.
+void select_components(TableView reported, uint32_t num_components, bool for_overlay,
+                       Selection& out);
 
 }  // namespace ccl::plugin

@@ -69,6 +69,8 @@ std::string describe(const Options& options) {
     << to_string(options.mode);
   if (options.mode != ThresholdMode::Otsu) s << " " << options.threshold;
   if (!options.write_labels) s << " features only";
+  if (options.min_area > 1) s << " min-area " << options.min_area;
+  if (options.max_components != UINT32_MAX) s << " max-components " << options.max_components;
   return s.str();
 }
 

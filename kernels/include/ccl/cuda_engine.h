@@ -28,7 +28,8 @@ struct StageTimes {
   float merge = 0;       // border merging / reduction
   float analysis = 0;    // root numbering + relabel + features
   float labeling = 0;    // threshold through analysis: labels, features, consecutive ids
-  float copy = 0;        // component table to pinned host memory
+  float copy = 0;        // the report: table finished, reported entries to pinned host memory
+                         // (with the sort of frames reporting their largest components)
   float total = 0;
 };
 
@@ -75,25 +76,31 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  /// Queues threshold, labeling, features and the asynchronous copy of the component
-  /// count and table into pinned host memory on `stream`. `image.space` must be
+  /// Queues threshold, labeling, features and the report on `stream`: the component
+  /// count and the components `options` reports (Options::min_area, max_components),
+  /// selected on the device and written into pinned host memory. `image.space` must be
   /// MemorySpace::Device. No host synchronization happens here. The count, level and
   /// table land in pinned host memory that the next frame reuses: finish() this frame
   /// before enqueueing the next.
   void enqueue(const ImageView& image, const Options& options, cudaStream_t stream);
 
-  /// Waits for the last enqueue() and fills `out` (count, threshold used, table).
-  /// With copy_labels the label image is also downloaded into out.labels.
+  /// Waits for the last enqueue() and fills `out` (count, threshold used, reported
+  /// components). With copy_labels the label image is also downloaded into out.labels.
   void finish(Result& out, bool copy_labels);
+
+  /// finish() without copying the reported components: out.components is left empty
+  /// and the view shows them where the device wrote them (pinned host memory), valid
+  /// until the next enqueue().
+  TableView finish_in_place(Result& out, bool copy_labels);
 
   /// Device label image of the last frame: width*height uint32, row pitch = width,
   /// 0 = background, 1..N. Valid once the stream reaches the end of enqueue()'s work,
   /// and only if options.write_labels was true.
   const uint32_t* device_labels() const;
 
-  /// Device copy of the last frame's dense component table (num_components entries,
-  /// ccl::Component layout) and the device-side count, for kernels that follow
-  /// (overlay) on the same stream without a host round trip.
+  /// Device copy of the last frame's whole component table (num_components entries in
+  /// label order, reported or not, ccl::Component layout) and the device-side count,
+  /// for kernels that follow (overlay) on the same stream without a host round trip.
   const Component* device_components() const;
   const uint32_t* device_component_count() const;
 
@@ -109,6 +116,10 @@ class Engine {
 
   void set_tuning(const Tuning& tuning);
   Tuning tuning() const;
+
+  /// Whether the last finish() sorted on the device: more components passed min_area
+  /// than max_components, so the largest were picked, in a second wait.
+  bool last_report_sorted() const;
 
   /// Frames so far whose labeling ran as a replayed CUDA graph (Tuning::graphs).
   uint64_t graph_replays() const;

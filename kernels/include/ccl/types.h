@@ -53,6 +53,15 @@ struct Options {
   Algorithm algorithm = Algorithm::HA;
   /// When false a backend may skip writing the label image (features only).
   bool write_labels = true;
+  /// Which components a frame reports (docs/ARCHITECTURE.md, "Reported components"):
+  /// those of at least min_area pixels, in label order; when more than max_components
+  /// pass, only the max_components largest, largest first and equal areas by label.
+  /// The defaults report every component. Result::num_components counts them all.
+  uint64_t min_area = 0;
+  uint32_t max_components = UINT32_MAX;
+
+  /// True when every component is reported, whatever the frame holds.
+  bool reports_all() const { return min_area <= 1 && max_components == UINT32_MAX; }
 };
 
 /// One connected component (SPEC §4). Sums are over the component's pixels.
@@ -74,11 +83,22 @@ struct Result {
   int height = 0;
   /// The level actually compared against (Otsu's when automatic), 0..255.
   int threshold_used = 0;
+  /// Every component of the frame, reported or not.
   uint32_t num_components = 0;
-  /// components[i].label == i + 1.
+  /// The reported components (Options::min_area, max_components); with the default
+  /// options all of them, components[i].label == i + 1.
   std::vector<Component> components;
   /// width*height labels, row-major, no padding; empty when not requested.
   std::vector<uint32_t> labels;
+};
+
+/// Components held elsewhere (a Result, an engine's pinned memory), not owned.
+struct TableView {
+  const Component* data = nullptr;
+  uint32_t size = 0;
+
+  const Component* begin() const { return data; }
+  const Component* end() const { return data + size; }
 };
 
 /// Thrown by every backend: bad input, CUDA failure (message names the CUDA error).
@@ -86,6 +106,16 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+/// Whether `a` comes before `b` when the largest are reported: larger area first,
+/// equal areas by label.
+inline bool reported_before(const Component& a, const Component& b) {
+  return a.area != b.area ? a.area > b.area : a.label < b.label;
+}
+
+/// Keeps of a frame's whole table (label order) the components `options` reports, in
+/// the order they are reported: what every backend returns in Result::components.
+void select_reported(std::vector<Component>& table, const Options& options);
 
 /// Throws ccl::Error when the view cannot be labeled (size, stride, pointer).
 void validate(const ImageView& image, const Options& options);

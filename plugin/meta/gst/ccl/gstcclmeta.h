@@ -139,7 +139,8 @@ typedef struct _GstCclMeta GstCclMeta;
  *   element's min-area and max-components)
  * @components: (type gpointer): the reported components, @n_components of
  *   them; in label order, or largest first (ties by label) when
- *   max-components capped them. Bindings read them with
+ *   max-components capped them. One block owned by the meta, which frees it
+ *   with g_free(). Bindings read them with
  *   gst_ccl_meta_get_components() or gst_ccl_meta_get_component().
  * @threshold: the threshold level actually used, 0..255 (Otsu's level when
  *   the element computed it)

@@ -1,0 +1,264 @@
+// The report's kernels (report.h): finishing and counting, the hand-over of the
+// passing entries in label order, and for frames with more passing components than
+// are reported, the sort by area and the gather of the largest.
+#include "report.h"
+
+#include <algorithm>
+#include <cstring>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <string>
+
+#include "chain.h"
+#include "check.h"
+#include "table_store.cuh"
+
+namespace ccl::cuda {
+
+namespace {
+
+/// Threads of the report's kernels; the finishing and hand-over kernels run one block
+/// per few SMs, each over one contiguous range of the table.
+constexpr int kReportBlock = 256;
+/// Most finish_kernel blocks: every report_kernel block reads all their counts.
+constexpr int kMaxReportBlocks = 1024;
+
+struct Larger {
+  __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+/// The block's range of a table of n entries: contiguous, whole warps, in block order,
+/// so that blocks counted in order give the label order of the passing entries.
+__device__ __forceinline__ void block_range(uint32_t n, uint32_t& begin, uint32_t& end) {
+  const uint32_t per_block = (n / gridDim.x + kWarpSize) / kWarpSize * kWarpSize;
+  begin = min(n, blockIdx.x * per_block);
+  end = min(n, begin + per_block);
+}
+
+/// Finishes the boxes (width and height from the maxima the features pass kept), and
+/// counts per block the entries of at least min_area pixels and their largest area.
+__global__ void __launch_bounds__(kReportBlock)
+    finish_kernel(const FrameInfo* info, Component* table, uint64_t min_area,
+                  uint32_t* block_counts, uint32_t* block_max, uint32_t* epoch) {
+  wait_for_previous_grid();
+  using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
+  __shared__ typename Reduce::TempStorage reduce;
+  __shared__ EntryStaging staging[kReportBlock / kWarpSize];
+  uint32_t begin, end;
+  block_range(info->count, begin, end);
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  Component* mine = reinterpret_cast<Component*>(staging[warp]);
+  uint32_t passing = 0, largest = 0;
+  for (uint32_t first = begin + uint32_t(warp) * kWarpSize; first < end; first += kReportBlock) {
+    const uint32_t i = first + lane;
+    if (i < end) {
+      Component c = table[i];
+      c.width = c.width - c.x + 1;
+      c.height = c.height - c.y + 1;
+      mine[lane] = c;
+      if (c.area >= min_area) {
+        ++passing;
+        largest = max(largest, uint32_t(c.area));
+      }
+    }
+    store_staged_entries(staging[warp], table + first, min(end - first, uint32_t(kWarpSize)));
+  }
+  passing = Reduce(reduce).Sum(passing);
+  __syncthreads();
+  largest = Reduce(reduce).Reduce(largest, Larger());
+  if (threadIdx.x == 0) {
+    block_counts[blockIdx.x] = passing;
+    block_max[blockIdx.x] = largest;
+    // number_roots_kernel, the epoch's only reader, is done with this frame.
+    if (blockIdx.x == 0) *epoch += 1;
+  }
+  allow_next_grid();
+}
+
+/// Sums the finishing blocks' counts (every block needs the total, and its own
+/// offset), fills the header and, when no more than max_components pass, writes the
+/// block's passing entries in label order into host memory, as much of them as
+/// `capacity` entries hold (read() makes room and runs this again for the rest).
+__global__ void __launch_bounds__(kReportBlock)
+    report_kernel(const FrameInfo* info, const Component* table, uint64_t min_area,
+                  uint32_t max_components, const uint32_t* block_counts,
+                  const uint32_t* block_max, Component* host_table, uint32_t capacity,
+                  ReportHeader* header, int fixed_level) {
+  wait_for_previous_grid();
+  using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
+  using Scan = cub::BlockScan<uint32_t, kReportBlock>;
+  __shared__ union {
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ uint32_t totals[2];
+  __shared__ uint64_t staged[kReportBlock * kEntryWords];
+
+  uint32_t total = 0, before = 0, largest = 0;
+  for (uint32_t j = threadIdx.x; j < gridDim.x; j += kReportBlock) {
+    const uint32_t count = block_counts[j];
+    total += count;
+    before += j < blockIdx.x ? count : 0;
+    largest = max(largest, block_max[j]);
+  }
+  total = Reduce(temp.reduce).Sum(total);
+  __syncthreads();
+  before = Reduce(temp.reduce).Sum(before);
+  __syncthreads();
+  largest = Reduce(temp.reduce).Reduce(largest, Larger());
+  const uint32_t n = info->count;
+  if (threadIdx.x == 0) {
+    totals[0] = total;
+    totals[1] = before;
+    if (blockIdx.x == 0) {
+      header->count = n;
+      header->passing = total;
+      header->max_area = largest;
+      header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
+    }
+  }
+  __syncthreads();
+  if (totals[0] > max_components) return;  // reported by size: read() sorts
+
+  uint32_t begin, end;
+  block_range(n, begin, end);
+  uint32_t at = totals[1];
+  for (uint32_t first = begin; first < end; first += kReportBlock) {
+    const uint32_t i = first + threadIdx.x;
+    const bool passes = i < end && table[i].area >= min_area;
+    uint32_t slot, round;
+    Scan(temp.scan).ExclusiveSum(uint32_t(passes), slot, round);
+    if (passes) {
+      const uint64_t* words = reinterpret_cast<const uint64_t*>(table + i);
+#pragma unroll
+      for (int k = 0; k < kEntryWords; ++k) staged[slot * kEntryWords + k] = words[k];
+    }
+    __syncthreads();
+    const uint32_t room = at < capacity ? min(round, capacity - at) : 0;
+    uint64_t* out = reinterpret_cast<uint64_t*>(host_table + at);
+    for (uint32_t k = threadIdx.x; k < room * kEntryWords; k += kReportBlock) out[k] = staged[k];
+    at += round;
+    __syncthreads();  // staged and the scan's storage are reused
+  }
+}
+
+/// Sort keys of the whole table: the largest area gets 0, equal areas equal keys (the
+/// stable sort keeps them in label order), entries below min_area `after_all`.
+__global__ void size_keys_kernel(const Component* table, uint32_t n, uint64_t min_area,
+                                 uint32_t max_area, uint32_t after_all, uint32_t* keys,
+                                 uint32_t* indices) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint64_t area = table[i].area;
+  keys[i] = area >= min_area ? max_area - uint32_t(area) : after_all;
+  indices[i] = i;
+}
+
+/// The first n entries of the table in `order`, into host memory, a warp per 32.
+__global__ void __launch_bounds__(kReportBlock)
+    gather_kernel(const Component* table, const uint32_t* order, uint32_t n,
+                  Component* host_table) {
+  __shared__ EntryStaging staging[kReportBlock / kWarpSize];
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const uint32_t first = (blockIdx.x * (kReportBlock / kWarpSize) + warp) * kWarpSize;
+  if (first >= n) return;
+  if (first + lane < n)
+    reinterpret_cast<Component*>(staging[warp])[lane] = table[order[first + lane]];
+  store_staged_entries(staging[warp], host_table + first, min(n - first, uint32_t(kWarpSize)));
+}
+
+}  // namespace
+
+void Reporter::reserve(size_t capacity, int sm_count) {
+  capacity = std::max<size_t>(capacity, 1);
+  blocks_ = unsigned(std::clamp(sm_count / 2, 1, kMaxReportBlocks));
+  block_counts_.reserve(blocks_);
+  block_max_.reserve(blocks_);
+  header_.reserve(1);
+  // The host copy starts small and grows to what frames report (read()): most frames
+  // report far fewer components than the worst case, which would pin W*H/2 entries.
+  host_table_.reserve(std::min<size_t>(capacity, 1 << 16));
+  table_capacity_ = std::max(table_capacity_, capacity);
+}
+
+void Reporter::poison(int byte, size_t components) {
+  std::memset(header_.host(), byte, sizeof(ReportHeader));
+  std::memset(static_cast<void*>(host_table_.host()), byte,
+              std::min(components, host_table_.capacity()) * sizeof(Component));
+}
+
+void Reporter::queue(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
+                     const Options& options, cudaStream_t stream, bool chained) {
+  info_ = info;
+  table_ = table;
+  fixed_level_ = fixed_level;
+  min_area_ = options.min_area;
+  max_components_ = options.max_components;
+  launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info, table,
+         min_area_, block_counts_.get(), block_max_.get(), epoch);
+  launch_report(stream, chained);
+}
+
+void Reporter::launch_report(cudaStream_t stream, bool chained) {
+  launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
+         static_cast<const Component*>(table_), min_area_, max_components_,
+         static_cast<const uint32_t*>(block_counts_.get()),
+         static_cast<const uint32_t*>(block_max_.get()), host_table_.device(),
+         uint32_t(std::min<size_t>(host_table_.capacity(), UINT32_MAX)), header_.device(),
+         fixed_level_);
+}
+
+ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
+  const ReportHeader h = header();
+  if (h.count > table_capacity_ || h.passing > h.count)
+    throw Error("the device reported " + std::to_string(h.count) + " components, " +
+                std::to_string(h.passing) + " of them reported, for a table of " +
+                std::to_string(table_capacity_));
+  const uint32_t reported = std::min(h.passing, max_components_);
+  sorted_ = false;
+  if (reported > host_table_.capacity()) {
+    // Room for frames like this one, and this one's entries again.
+    host_table_.reserve(std::min(table_capacity_, std::max<size_t>(reported, 2 * host_table_.capacity())));
+    if (h.passing <= max_components_) {
+      launch_report(stream, false);
+      CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+  }
+  if (h.passing > max_components_ && reported > 0) {
+    sort_and_gather(h.count, reported, h.max_area, stream);
+    if (sorted_mark) CCL_CUDA_CHECK(cudaEventRecord(sorted_mark, stream));
+    CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    sorted_ = true;
+  }
+  return ReportedTable{host_table_.host(), reported};
+}
+
+void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area,
+                               cudaStream_t stream) {
+  keys_.reserve(2 * size_t(count));
+  values_.reserve(2 * size_t(count));
+  // Passing entries have areas in [min_area, max_area], keys in 0 .. max_area - min_area.
+  const uint32_t floor = uint32_t(std::min<uint64_t>(min_area_, max_area));
+  const uint32_t after_all = max_area - floor + 1;
+  const int bits = 32 - __builtin_clz(after_all);
+  cub::DoubleBuffer<uint32_t> keys(keys_.get(), keys_.get() + count);
+  cub::DoubleBuffer<uint32_t> values(values_.get(), values_.get() + count);
+  launch("size_keys_kernel", size_keys_kernel, ceil_div(count, kReportBlock), kReportBlock,
+         stream, false, static_cast<const Component*>(table_), count, min_area_, max_area,
+         after_all, keys.Current(), values.Current());
+  size_t bytes = 0;
+  CCL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, count, 0, bits,
+                                                 stream));
+  sort_scratch_.reserve(bytes);
+  CCL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_scratch_.get(), bytes, keys, values,
+                                                 count, 0, bits, stream));
+  const unsigned warps_per_block = kReportBlock / kWarpSize;
+  launch("gather_kernel", gather_kernel, ceil_div(reported, size_t(warps_per_block) * kWarpSize),
+         kReportBlock, stream, false, static_cast<const Component*>(table_),
+         static_cast<const uint32_t*>(values.Current()), reported, host_table_.device());
+}
+
+}  // namespace ccl::cuda

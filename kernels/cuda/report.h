@@ -1,0 +1,89 @@
+// The frame's report: finishes the component table, picks the components the options
+// report (min-area, max-components: largest first, equal areas by label) and hands
+// them to the host. Only the reported entries cross the bus, so the copy and every
+// host step after it scale with what is reported, not with what the frame holds.
+//
+// On the stream, with no host synchronization (queue()):
+//   finish_kernel  bounding boxes finished; per block of the table, the entries that
+//                  pass min-area and their largest area
+//   report_kernel  the total that pass; when it is at most max_components, every block
+//                  writes its passing entries, in label order, into mapped host memory
+// When more pass than max_components the order is by size, which needs a sort whose
+// length only the device knew: after the host has read the header, read() sorts the
+// table by area (a stable radix sort, so equal areas stay in label order) and gathers
+// the largest into mapped host memory, a second wait that only such frames pay.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "buffers.h"
+#include "ccl/types.h"
+#include "threshold.h"
+
+namespace ccl::cuda {
+
+/// What the device leaves in mapped host memory for read().
+struct ReportHeader {
+  uint32_t count;     // components in the frame
+  uint32_t passing;   // of those, the ones with at least min_area pixels
+  uint32_t max_area;  // the largest passing area (areas are below 2^31)
+  uint32_t level;     // threshold level used
+};
+
+/// The reported table of a frame, in mapped host memory until the next queue().
+struct ReportedTable {
+  const Component* entries = nullptr;
+  uint32_t size = 0;
+};
+
+class Reporter {
+ public:
+  /// Scratch for tables of up to `capacity` components.
+  void reserve(size_t capacity, int sm_count);
+  /// Fills the header and the host table's first `components` entries with `byte`.
+  void poison(int byte, size_t components);
+
+  /// Queues the report of the frame whose table and count (info) the stream is
+  /// computing; fixed_level < 0: the level is Otsu's, from info. The kernels advance
+  /// `epoch` once per frame (Analysis::epoch()). chained: the first kernel is launched
+  /// chained to the stream's previous kernel (chain.h).
+  void queue(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
+             const Options& options, cudaStream_t stream, bool chained);
+
+  /// Once the stream has passed queue()'s work: the header.
+  const ReportHeader& header() const { return *header_.host(); }
+
+  /// The reported table, in the order of Options' contract; sorts and gathers first
+  /// when more components passed than are reported, records `sorted_mark` (when not
+  /// null) after that on the stream, and waits for it.
+  ReportedTable read(cudaStream_t stream, cudaEvent_t sorted_mark);
+
+  /// True when read() of the last frame sorted on the device.
+  bool sorted() const { return sorted_; }
+
+ private:
+  void launch_report(cudaStream_t stream, bool chained);
+  void sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area, cudaStream_t stream);
+
+  unsigned blocks_ = 1;
+  DeviceBuffer<uint32_t> block_counts_;  // per finish_kernel block: passing entries
+  DeviceBuffer<uint32_t> block_max_;     // per finish_kernel block: largest passing area
+  MappedBuffer<ReportHeader> header_;
+  MappedBuffer<Component> host_table_;
+  size_t table_capacity_ = 0;
+  // The frame queued last (read() reuses its arguments).
+  const FrameInfo* info_ = nullptr;
+  Component* table_ = nullptr;
+  int fixed_level_ = 0;
+  uint64_t min_area_ = 0;
+  uint32_t max_components_ = 0;
+  bool sorted_ = false;  // the last read() sorted
+  // The sort of frames with more passing components than are reported.
+  DeviceBuffer<uint32_t> keys_, values_;  // two halves each: cub::DoubleBuffer
+  DeviceBuffer<uint8_t> sort_scratch_;
+  size_t sort_scratch_bytes_ = 0;
+};
+
+}  // namespace ccl::cuda
