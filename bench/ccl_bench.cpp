@@ -7,7 +7,7 @@
 //             [--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features]
 //             [--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain]
 //             [--anchors PATH]
-//             [--device N]
+//             [--device N] [--min-area N] [--max-components N]
 #include <unistd.h>
 
 #include <cmath>
@@ -50,6 +50,9 @@ struct Config {
   bool graphs = true;  // ccl::cuda::Tuning::graphs
   bool chained = true;  // ccl::cuda::Tuning::chained_launches
   int device = 0;
+  // The selection of reported components (ccl::Options); the defaults report all.
+  uint64_t min_area = 0;
+  uint32_t max_components = UINT32_MAX;
 };
 
 /// One frame to benchmark: a random case of the grid or a real image.
@@ -74,7 +77,7 @@ std::vector<std::string> split(const std::string& s) {
                "[--sizes WxH,...] [--densities D,...] [--granularities G,...] "
                "[--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features] "
                "[--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain] [--anchors PATH] "
-               "[--device N]\n";
+               "[--device N] [--min-area N] [--max-components N]\n";
   std::exit(2);
 }
 
@@ -93,6 +96,8 @@ Config parse_args(int argc, char** argv) {
     else if (a == "--host-runs") c.plan.host_runs = std::stoi(value());
     else if (a == "--check-limit") c.check_limit = std::stoll(value());
     else if (a == "--device") c.device = std::stoi(value());
+    else if (a == "--min-area") c.min_area = std::stoull(value());
+    else if (a == "--max-components") c.max_components = uint32_t(std::stoul(value()));
     else if (a == "--no-real") c.real = false;
     else if (a == "--no-graphs") c.graphs = false;
     else if (a == "--no-chain") c.chained = false;
@@ -220,6 +225,7 @@ class Bench {
       ccl::ImageView host = view;
       host.space = ccl::MemorySpace::Host;
       host.planes[0] = const_cast<uint8_t*>(frame.gray.pixels.data());
+      // Selected as the engine selects (options()): the reference applies the same rule.
       ccl::reference_label(host, options(ccl::Algorithm::HA, conn, true), reference[conn]);
     }
 
@@ -254,8 +260,10 @@ class Bench {
   }
 
  private:
-  static ccl::Options options(ccl::Algorithm algorithm, int connectivity, bool labels) {
+  ccl::Options options(ccl::Algorithm algorithm, int connectivity, bool labels) const {
     ccl::Options o;
+    o.min_area = config_.min_area;
+    o.max_components = config_.max_components;
     o.threshold = 128;
     o.mode = ccl::ThresholdMode::Above;
     o.algorithm = algorithm;
@@ -278,8 +286,10 @@ class Bench {
       std::printf("NOT REPORTED: %s\n", r.check.c_str());
       return;
     }
-    std::printf("labeling %9.1f us (min %9.1f)  total+copy %9.1f us  comps %9u",
-                r.m.labeling.median, r.m.labeling.min, r.m.total.median, r.m.components);
+    std::printf("labeling %9.1f us (min %9.1f)  total+copy %9.1f us  host %9.1f us  comps %9u"
+                " reported %9u",
+                r.m.labeling.median, r.m.labeling.min, r.m.total.median, r.m.host.median,
+                r.m.components, r.m.reported);
     if (r.anchor) {
       const double ref = r.anchor->reference(r.connectivity);
       std::printf("  %s %8.1f  ratio %.3f %s", r.anchor->reference_name(r.connectivity), ref,

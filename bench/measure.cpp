@@ -10,7 +10,7 @@ namespace bench {
 namespace {
 
 struct StageSamples {
-  std::vector<double> labeling, threshold, local, merge, analysis, copy;
+  std::vector<double> labeling, threshold, local, merge, analysis, copy, total;
 
   void add(const ccl::cuda::StageTimes& t) {
     labeling.push_back(1000.0 * t.labeling);
@@ -19,6 +19,7 @@ struct StageSamples {
     merge.push_back(1000.0 * t.merge);
     analysis.push_back(1000.0 * t.analysis);
     copy.push_back(1000.0 * t.copy);
+    total.push_back(1000.0 * t.total);
   }
 };
 
@@ -51,6 +52,7 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
     engine.finish(out, false);
   }
   m.components = out.num_components;
+  m.reported = uint32_t(out.components.size());
 
   // finish() (the engine's contract before the next enqueue) comes after the stop
   // event: its host copy of the table is not GPU work.
@@ -70,6 +72,9 @@ Measurement measure(ccl::cuda::Engine& engine, const ccl::ImageView& image,
       profile(engine, image, options, stream, plan.runs, ccl::cuda::Profiling::Labeling);
   m.labeling = spread(whole.labeling);
   m.copy = spread(whole.copy);
+  // A frame reporting its largest components sorts them in finish(), after the events
+  // around enqueue(): its total is the engine's, from the start to the sort's end.
+  if (engine.last_report_sorted()) m.total = spread(whole.total);
   const StageSamples stages =
       profile(engine, image, options, stream, plan.runs, ccl::cuda::Profiling::Stages);
   m.threshold = spread(stages.threshold);

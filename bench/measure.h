@@ -32,6 +32,7 @@ struct Measurement {
   // Host wall clock of enqueue() + finish(): the frame as a caller waits for it.
   Spread host;
   uint32_t components = 0;
+  uint32_t reported = 0;  // of those, the ones the options report (copied to the host)
 };
 
 /// Runs the plan: warm-up, then the three timing loops. `image` is in device memory.

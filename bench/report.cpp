@@ -40,14 +40,15 @@ CsvReport::CsvReport(const std::string& path, const std::string& device, double 
        << "# times in microseconds; labeling = labels + features + consecutive labels "
           "(events before and after it only, table copy excluded); threshold..analysis and "
           "labeling_staged = the same with events between the stages (no graph); total = "
-          "events around enqueue with the table copy; host = wall clock of enqueue + finish\n"
+          "events around enqueue with the report (the reported components' copy); host = wall "
+          "clock of enqueue + finish; reported = components reported of all found\n"
        << "# graphs: " << (graphs ? "on" : "off") << "\n"
        << "# chained launches: " << (chained ? "on" : "off") << "\n"
        << "image,width,height,density,granularity,algorithm,connectivity,mode,check,"
           "components,labeling_min_us,labeling_med_us,total_min_us,total_med_us,"
           "threshold_med_us,local_med_us,merge_med_us,analysis_med_us,copy_med_us,"
           "host_min_us,host_med_us,gpx_per_s,effective_GBps,fraction_of_copy_bw,floor_us,"
-          "reference,reference_us,goal_us,ratio,goal_met,labeling_staged_med_us\n";
+          "reference,reference_us,goal_us,ratio,goal_met,labeling_staged_med_us,reported\n";
 }
 
 void CsvReport::add(const CaseResult& r) {
@@ -76,7 +77,8 @@ void CsvReport::add(const CaseResult& r) {
   } else {
     out_ << ",,,,";
   }
-  out_ << "," << t(r.m.staged.median) << "\n";
+  out_ << "," << t(r.m.staged.median) << "," << (ok ? std::to_string(r.m.reported) : "")
+       << "\n";
   out_.flush();
 }
 

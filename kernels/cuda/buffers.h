@@ -58,8 +58,10 @@ class MappedBuffer {
   MappedBuffer(const MappedBuffer&) = delete;
   MappedBuffer& operator=(const MappedBuffer&) = delete;
 
-  void reserve(size_t count) {
-    if (count <= capacity_) return;
+  /// Ensures room for `count` elements; old contents are not kept. True when the
+  /// memory moved.
+  bool reserve(size_t count) {
+    if (count <= capacity_) return false;
     release();
     void* p = nullptr;
     CCL_CUDA_CHECK(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocMapped));
@@ -68,6 +70,7 @@ class MappedBuffer {
     void* d = nullptr;
     CCL_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
     device_ = static_cast<T*>(d);
+    return true;
   }
   void release() {
     if (host_) cudaFreeHost(host_);

@@ -58,10 +58,13 @@ enum Mark { kStart, kThresholded, kLocal, kMerged, kAnalyzed, kPublished, kSorte
 struct GraphKey {
   const void* plane;
   size_t stride;
+  uint64_t min_area;
   int width, height, format;
   int algorithm, connectivity, mode, threshold, write_labels, wide_windows, chained;
+  uint32_t max_components;
+  int with_report;  // the report's kernels are part of the graph (not profiling)
 
-  GraphKey(const ImageView& image, const Options& o, const Tuning& t) {
+  GraphKey(const ImageView& image, const Options& o, const Tuning& t, bool report) {
     std::memset(static_cast<void*>(this), 0, sizeof(*this));  // padding compares too
     plane = image.planes[0];
     stride = image.strides[0];
@@ -75,6 +78,9 @@ struct GraphKey {
     write_labels = o.write_labels;
     wide_windows = o.algorithm == Algorithm::HA && t.ha_wide_windows;
     chained = t.chained_launches;
+    min_area = o.min_area;
+    max_components = o.max_components;
+    with_report = report;
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -179,7 +185,7 @@ struct Engine::Impl {
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
     const size_t components = worst_case_components(g, options.connectivity);
     moved |= analysis.reserve(g, components, sm_count);
-    report.reserve(components, sm_count);
+    moved |= report.reserve(components, sm_count);
     if (moved) graphs.clear();  // they point at freed memory
   }
 
@@ -187,10 +193,10 @@ struct Engine::Impl {
   /// (chain.h): the device has it and the tuning asks for it.
   bool chained() const { return can_chain && tuning.chained_launches; }
 
-  /// Threshold, local labeling, merging and analysis (everything but the table's
-  /// hand-over) on stream s.
+  /// Threshold, local labeling, merging and analysis on stream s, and with_report the
+  /// report's kernels after them.
   void queue_labeling(const ImageView& image, const FrameGeometry& geo, const Options& options,
-                      cudaStream_t s) {
+                      bool with_report, cudaStream_t s) {
     if (options.mode == ThresholdMode::Otsu) otsu.enqueue(image, info.get(), s);
     mark(kThresholded, s);
     const Foreground fg = make_foreground(image, options, info.get());
@@ -215,6 +221,7 @@ struct Engine::Impl {
     analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s);
     analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
                      s, chain);
+    if (with_report) report.launch(s, chain);
   }
 
   /// The graph to replay for `key`, capturing one when a recent frame had the same key;
@@ -234,7 +241,7 @@ struct Engine::Impl {
     // Thread-local: other threads' CUDA calls (another element's engine) go on as usual.
     CCL_CUDA_CHECK(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal));
     try {
-      queue_labeling(image, geo, options, cs);
+      queue_labeling(image, geo, options, key.with_report, cs);
     } catch (...) {
       GraphExec::abandon_capture(cs);
       throw;
@@ -297,18 +304,22 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);
 
   d.analysis.begin_frame(stream);
+  d.report.prepare(d.info.get(), d.analysis.device_table(), d.analysis.epoch(),
+                   options.mode == ThresholdMode::Otsu ? -1 : options.threshold, options);
   d.mark(kStart, stream);
-  const GraphKey key(image, options, d.tuning);
+  // Unprofiled frames run the report in the same graph: one launch for the frame. With
+  // profiling, the events that time the labeling and the report sit between them.
+  const bool report_in_graph = d.profiling_level == Profiling::Off;
+  const GraphKey key(image, options, d.tuning, report_in_graph);
   if (const GraphExec* graph = d.graph_for(key, image, geo, options)) {
     graph->launch(stream);
     ++d.replays;
-  } else
-    d.queue_labeling(image, geo, options, stream);
+  } else {
+    d.queue_labeling(image, geo, options, report_in_graph, stream);
+  }
   d.remember(key);
   d.mark(kAnalyzed, stream);
-  d.report.queue(d.info.get(), d.analysis.device_table(), d.analysis.epoch(),
-                 options.mode == ThresholdMode::Otsu ? -1 : options.threshold, options, stream,
-                 d.chained());
+  if (!report_in_graph) d.report.launch(stream, d.chained());
   d.mark(kPublished, stream);
   d.done.record(stream);
 

@@ -9,6 +9,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <string>
+#include <utility>
 
 #include "chain.h"
 #include "check.h"
@@ -172,16 +173,18 @@ __global__ void __launch_bounds__(kReportBlock)
 
 }  // namespace
 
-void Reporter::reserve(size_t capacity, int sm_count) {
+bool Reporter::reserve(size_t capacity, int sm_count) {
   capacity = std::max<size_t>(capacity, 1);
   blocks_ = unsigned(std::clamp(sm_count / 2, 1, kMaxReportBlocks));
-  block_counts_.reserve(blocks_);
-  block_max_.reserve(blocks_);
-  header_.reserve(1);
+  bool moved = std::exchange(moved_, false);
+  moved |= block_counts_.reserve(blocks_);
+  moved |= block_max_.reserve(blocks_);
+  moved |= header_.reserve(1);
   // The host copy starts small and grows to what frames report (read()): most frames
   // report far fewer components than the worst case, which would pin W*H/2 entries.
-  host_table_.reserve(std::min<size_t>(capacity, 1 << 16));
+  moved |= host_table_.reserve(std::min<size_t>(capacity, 1 << 16));
   table_capacity_ = std::max(table_capacity_, capacity);
+  return moved;
 }
 
 void Reporter::poison(int byte, size_t components) {
@@ -190,20 +193,24 @@ void Reporter::poison(int byte, size_t components) {
               std::min(components, host_table_.capacity()) * sizeof(Component));
 }
 
-void Reporter::queue(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
-                     const Options& options, cudaStream_t stream, bool chained) {
+void Reporter::prepare(const FrameInfo* info, Component* table, uint32_t* epoch,
+                       int fixed_level, const Options& options) {
   info_ = info;
   table_ = table;
+  epoch_ = epoch;
   fixed_level_ = fixed_level;
   min_area_ = options.min_area;
   max_components_ = options.max_components;
-  launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info, table,
-         min_area_, block_counts_.get(), block_max_.get(), epoch);
+}
+
+void Reporter::launch(cudaStream_t stream, bool chained) {
+  cuda::launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info_,
+               table_, min_area_, block_counts_.get(), block_max_.get(), epoch_);
   launch_report(stream, chained);
 }
 
 void Reporter::launch_report(cudaStream_t stream, bool chained) {
-  launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
+  cuda::launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
          static_cast<const Component*>(table_), min_area_, max_components_,
          static_cast<const uint32_t*>(block_counts_.get()),
          static_cast<const uint32_t*>(block_max_.get()), host_table_.device(),
@@ -221,7 +228,8 @@ ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
   sorted_ = false;
   if (reported > host_table_.capacity()) {
     // Room for frames like this one, and this one's entries again.
-    host_table_.reserve(std::min(table_capacity_, std::max<size_t>(reported, 2 * host_table_.capacity())));
+    moved_ |= host_table_.reserve(
+        std::min(table_capacity_, std::max<size_t>(reported, 2 * host_table_.capacity())));
     if (h.passing <= max_components_) {
       launch_report(stream, false);
       CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -246,7 +254,7 @@ void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_a
   const int bits = 32 - __builtin_clz(after_all);
   cub::DoubleBuffer<uint32_t> keys(keys_.get(), keys_.get() + count);
   cub::DoubleBuffer<uint32_t> values(values_.get(), values_.get() + count);
-  launch("size_keys_kernel", size_keys_kernel, ceil_div(count, kReportBlock), kReportBlock,
+  cuda::launch("size_keys_kernel", size_keys_kernel, ceil_div(count, kReportBlock), kReportBlock,
          stream, false, static_cast<const Component*>(table_), count, min_area_, max_area,
          after_all, keys.Current(), values.Current());
   size_t bytes = 0;
@@ -256,7 +264,7 @@ void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_a
   CCL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_scratch_.get(), bytes, keys, values,
                                                  count, 0, bits, stream));
   const unsigned warps_per_block = kReportBlock / kWarpSize;
-  launch("gather_kernel", gather_kernel, ceil_div(reported, size_t(warps_per_block) * kWarpSize),
+  cuda::launch("gather_kernel", gather_kernel, ceil_div(reported, size_t(warps_per_block) * kWarpSize),
          kReportBlock, stream, false, static_cast<const Component*>(table_),
          static_cast<const uint32_t*>(values.Current()), reported, host_table_.device());
 }

@@ -40,17 +40,21 @@ struct ReportedTable {
 
 class Reporter {
  public:
-  /// Scratch for tables of up to `capacity` components.
-  void reserve(size_t capacity, int sm_count);
+  /// Scratch for tables of up to `capacity` components. True when memory the kernels
+  /// write moved since the last call (here or when read() made room): graphs that
+  /// captured launch() must go.
+  bool reserve(size_t capacity, int sm_count);
   /// Fills the header and the host table's first `components` entries with `byte`.
   void poison(int byte, size_t components);
 
-  /// Queues the report of the frame whose table and count (info) the stream is
-  /// computing; fixed_level < 0: the level is Otsu's, from info. The kernels advance
-  /// `epoch` once per frame (Analysis::epoch()). chained: the first kernel is launched
-  /// chained to the stream's previous kernel (chain.h).
-  void queue(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
-             const Options& options, cudaStream_t stream, bool chained);
+  /// The frame to report, before its launch() is queued or replayed: its table and
+  /// count (info) as the stream computes them; fixed_level < 0: the level is Otsu's,
+  /// from info. The kernels advance `epoch` once per frame (Analysis::epoch()).
+  void prepare(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
+               const Options& options);
+  /// Queues the report's kernels (or records them into a graph being captured).
+  /// chained: the first is launched chained to the stream's previous kernel (chain.h).
+  void launch(cudaStream_t stream, bool chained);
 
   /// Once the stream has passed queue()'s work: the header.
   const ReportHeader& header() const { return *header_.host(); }
@@ -65,6 +69,7 @@ class Reporter {
 
  private:
   void launch_report(cudaStream_t stream, bool chained);
+  bool moved_ = false;  // host_table_ reallocated since reserve() last said so
   void sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area, cudaStream_t stream);
 
   unsigned blocks_ = 1;
@@ -76,6 +81,7 @@ class Reporter {
   // The frame queued last (read() reuses its arguments).
   const FrameInfo* info_ = nullptr;
   Component* table_ = nullptr;
+  uint32_t* epoch_ = nullptr;
   int fixed_level_ = 0;
   uint64_t min_area_ = 0;
   uint32_t max_components_ = 0;
