@@ -71,7 +71,11 @@ class Harness {
   GstBus* bus_ = nullptr;
 };
 
-/// Options equivalent to the element's settings, for the reference labeler.
+/// The element's default max-components.
+constexpr uint32_t kDefaultMaxComponents = 1024;
+
+/// Options equivalent to the element's default settings, for the reference labeler
+/// (which applies the same selection of reported components).
 Options reference_options(int threshold = 128, ThresholdMode mode = ThresholdMode::Above,
                           int connectivity = 8);
 

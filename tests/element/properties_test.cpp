@@ -48,7 +48,7 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
   EXPECT_EQ(threshold, 128u);
   EXPECT_EQ(mode, 0);  // above
   EXPECT_EQ(min_area, 1u);
-  EXPECT_EQ(max_components, 65536u);
+  EXPECT_EQ(max_components, 1024u);
   EXPECT_EQ(overlay, 0u);
   EXPECT_DOUBLE_EQ(alpha, 0.5);
   EXPECT_TRUE(roi);
