@@ -18,8 +18,10 @@
 # loading, CUDA context). The element's own time
 # per frame is the latency tracer's element-latency of cudaccl (buffer in to buffer
 # out, CPU and GPU wait together), median, from a third run with N/10 frames, which
-# also reads the GPU time per frame that the element logs (GST_DEBUG=cudaccl:6).
-# Noise frames (pattern snow) run FRAMES/10: 600,000 components per 4K frame.
+# includes the tracer's own records. A fourth run, without the tracer, reads the GPU
+# time per frame that the element logs (GST_DEBUG=cudaccl:6) and its wall time in
+# transform_ip (entry to that log line: the element's own work, GPU waits included).
+# Noise frames (pattern snow) run FRAMES/10 (34,038 components per 4K frame, 8-connected).
 set -euo pipefail
 
 frames=1000
@@ -102,8 +104,8 @@ calc() { awk "BEGIN { printf \"%.9f\", $1 }"; }
 
 median() { sort -g | awk '{v[NR]=$1} END {if (NR==0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
-echo "size,memory,pattern,pipeline,frames,us_per_frame,fps,added_us_per_frame,overhead_pct,element_latency_med_us,element_gpu_time_med_us,note" > "$csv"
-printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s\n" size memory pattern pipeline "us/frame" fps "added us" overhead "element us" "GPU us"
+echo "size,memory,pattern,pipeline,frames,us_per_frame,fps,added_us_per_frame,overhead_pct,element_latency_med_us,element_gpu_time_med_us,element_wall_med_us,note" > "$csv"
+printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s %8s\n" size memory pattern pipeline "us/frame" fps "added us" overhead "element us" "GPU us" "wall us"
 for size in $sizes; do
   for memory in $memories; do
     for pattern in $patterns; do
@@ -126,7 +128,7 @@ for size in $sizes; do
           continue
         fi
         us=$(calc "($t_many - $t_few) * 1000000 / ($n - $few)")
-        overhead="" added="" lat="" gpu="" note=""
+        overhead="" added="" lat="" gpu="" wall_us="" note=""
         if awk "BEGIN { exit !($us < $resolution_us) }"; then
           # The frames took less time than gst-launch's start-up varies by (system
           # memory baseline: imagefreeze hands one buffer on): no number to report.
@@ -156,15 +158,24 @@ for size in $sizes; do
           # element-latency records of cudaccl, in ns.
           lat=$(grep 'element-latency' "$log" | grep 'element=(string)ccl' |
                 sed -n 's/.*time=(guint64)\([0-9]*\).*/\1/p' | awk '{print $1/1000}' | median || true)
+          if [ "$have_tracer" = 1 ]; then
+            # The tracer's records (debug level 7, every pad of the pipeline) slow the
+            # whole process: the element's own times come from a run without them.
+            # shellcheck disable=SC2086
+            GST_DEBUG="cudaccl:6" GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -q $p >"$log" 2>&1 || true
+          fi
           # The element logs each frame's GPU time (its meta's gpu_time) in ns.
           # (GST_CLOCK_TIME_NONE, 2^64-1, where the backend has no GPU time).
           gpu=$(grep -o 'GPU [0-9]* ns' "$log" | awk '$2 < 1e18 {print $2/1000}' | median || true)
+          # And its wall time in transform_ip, entry to the log line: the element's work
+          # without the debug logging and tracer records that element-latency includes.
+          wall_us=$(grep -o 'wall [0-9]* ns' "$log" | awk '{print $2/1000}' | median || true)
           rm -f "$log"
         fi
-        printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s\n" "$size" "$memory" "$pattern" "$name" \
+        printf "%-10s %-7s %-5s %-9s %10s %9s %9s %9s %11s %8s %8s\n" "$size" "$memory" "$pattern" "$name" \
           "${us:+$(printf '%.1f' "$us")}" "${fps:+$(printf '%.1f' "$fps")}" \
-          "${added:+$(printf '%.1f' "$added")}" "${overhead:+$(printf '%.1f%%' "$overhead")}" "${lat:+$(printf '%.1f' "$lat")}" "${gpu:+$(printf '%.1f' "$gpu")}"
-        echo "$size,$memory,$pattern,$name,$n,${us:+$(printf '%.2f' "$us")},${fps:+$(printf '%.1f' "$fps")},${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu,${note:+\"$note\"}" >> "$csv"
+          "${added:+$(printf '%.1f' "$added")}" "${overhead:+$(printf '%.1f%%' "$overhead")}" "${lat:+$(printf '%.1f' "$lat")}" "${gpu:+$(printf '%.1f' "$gpu")}" "${wall_us:+$(printf '%.1f' "$wall_us")}"
+        echo "$size,$memory,$pattern,$name,$n,${us:+$(printf '%.2f' "$us")},${fps:+$(printf '%.1f' "$fps")},${added:+$(printf '%.2f' "$added")},${overhead:+$(printf '%.2f' "$overhead")},$lat,$gpu,$wall_us,${note:+\"$note\"}" >> "$csv"
       done
     done
   done

@@ -5,7 +5,8 @@
 // many-stream figures (bench/multistream.sh) are read.
 //
 //   engine_streams [--sizes 1280x720,1920x1080] [--threads 1,2,4,8,16] [--frames N]
-//                  [--no-graphs] [--csv PATH]
+//                  [--no-graphs] [--features-only] [--csv PATH]
+// --features-only: no label image, as the element without overlay=fill.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +27,7 @@ struct Config {
   std::vector<int> threads = {1, 2, 4, 8, 16};
   int frames = 5000;
   bool graphs = true;
+  bool write_labels = true;
   std::string csv = "engine_streams.csv";
 };
 
@@ -48,6 +50,7 @@ Config parse(int argc, char** argv) {
     if (a == "--frames") c.frames = std::stoi(value());
     else if (a == "--csv") c.csv = value();
     else if (a == "--no-graphs") c.graphs = false;
+    else if (a == "--features-only") c.write_labels = false;
     else if (a == "--threads") {
       c.threads.clear();
       for (const auto& t : split(value())) c.threads.push_back(std::stoi(t));
@@ -57,7 +60,7 @@ Config parse(int argc, char** argv) {
         c.sizes.push_back({std::stoi(s.substr(0, s.find('x'))), std::stoi(s.substr(s.find('x') + 1))});
     } else {
       std::fprintf(stderr, "usage: engine_streams [--sizes WxH,...] [--threads N,...] "
-                           "[--frames N] [--no-graphs] [--csv PATH]\n");
+                           "[--frames N] [--no-graphs] [--features-only] [--csv PATH]\n");
       std::exit(a == "--help" ? 0 : 2);
     }
   }
@@ -91,8 +94,10 @@ int main(int argc, char** argv) try {
   CCL_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::ofstream csv(config.csv);
   csv << "# device: " << prop.name << "\n# graphs: " << (config.graphs ? "on" : "off")
+      << "\n# label image: " << (config.write_labels ? "written" : "not written")
       << "\nsize,threads,frames_per_thread,fps_aggregate,us_per_frame_per_thread\n";
-  std::printf("device: %s, graphs %s\n", prop.name, config.graphs ? "on" : "off");
+  std::printf("device: %s, graphs %s, label image %s\n", prop.name, config.graphs ? "on" : "off",
+              config.write_labels ? "written" : "not written");
   for (auto [w, h] : config.sizes) {
     bench::DeviceBuffer<uint8_t> plane;
     const ccl::ImageView frame = upload_disc(w, h, plane);
@@ -109,6 +114,7 @@ int main(int argc, char** argv) try {
       ccl::Options options;
       options.connectivity = 8;
       options.max_components = 1024;
+      options.write_labels = config.write_labels;
       std::atomic<int> ready{0};
       std::atomic<bool> go{false}, failed{false};
       auto work = [&](int i, int frames) {

@@ -1097,10 +1097,13 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* wall: this call, on the CPU, from entry to here (GPU waits included). */
   GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "
       "threshold %u, %s memory, GPU %" G_GUINT64_FORMAT " ns, wall %"
-      G_GUINT64_FORMAT " ns", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+      G_GUINT64_FORMAT " ns (label %" G_GUINT64_FORMAT ", entries %"
+      G_GUINT64_FORMAT ", track %" G_GUINT64_FORMAT ", draw %" G_GUINT64_FORMAT
+      ", roi pick %" G_GUINT64_FORMAT ")", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
       report.total_count, report.n_components, report.threshold,
       on_device ? "CUDA" : "host", report.gpu_time,
-      gst_util_get_timestamp () - t0);
+      gst_util_get_timestamp () - t0, report.step_ns[0], report.step_ns[1],
+      report.step_ns[2], report.step_ns[3], report.step_ns[4]);
 
   return GST_FLOW_OK;
 }

@@ -14,6 +14,39 @@
 
 #include <gst/video/gstvideometa.h>
 
+/* The ROI type and the params' field names as quarks, interned once: looking a
+ * name up takes GLib's global quark lock, and a frame asks for up to 16 names per
+ * ROI meta. */
+enum
+{
+  Q_TYPE, Q_LABEL, Q_AREA, Q_CENTROID_X, Q_CENTROID_Y, Q_SUM_X, Q_SUM_Y, Q_SUM_XX,
+  Q_SUM_XY, Q_SUM_YY, Q_TRACK_ID, Q_PARENT_ID, Q_TRACK_AGE, Q_FRAMES_UNSEEN,
+  Q_VELOCITY_X, Q_VELOCITY_Y, Q_PREDICTED_X, Q_PREDICTED_Y, Q_PREDICTED_WIDTH,
+  Q_PREDICTED_HEIGHT, N_QUARKS
+};
+
+static GQuark roi_quarks[N_QUARKS];
+
+static void
+intern_roi_quarks (void)
+{
+  static const gchar *names[N_QUARKS] = { GST_CUDA_CCL_ROI_TYPE, "label", "area",
+    "centroid-x", "centroid-y", "sum-x", "sum-y", "sum-xx", "sum-xy", "sum-yy",
+    "track-id", "parent-id", "track-age", "frames-unseen", "velocity-x",
+    "velocity-y", "predicted-x", "predicted-y", "predicted-width",
+    "predicted-height"
+  };
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    guint i;
+
+    for (i = 0; i < N_QUARKS; i++)
+      roi_quarks[i] = g_quark_from_static_string (names[i]);
+    g_once_init_leave (&done, 1);
+  }
+}
+
 /**
  * gst_cuda_ccl_report_add_roi_metas:
  * @buf: a writable frame
@@ -29,39 +62,41 @@
 void
 gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
 {
+  const GQuark *q = roi_quarks;
   guint i;
 
+  intern_roi_quarks ();
   for (i = 0; i < report->n_roi; i++) {
     const GstCclComponent *c = &report->components[report->roi_indices ?
         report->roi_indices[i] : i];
     GstVideoRegionOfInterestMeta *roi;
     GstStructure *params;
 
-    roi = gst_buffer_add_video_region_of_interest_meta (buf, GST_CUDA_CCL_ROI_TYPE,
+    roi = gst_buffer_add_video_region_of_interest_meta_id (buf, q[Q_TYPE],
         c->x, c->y, c->width, c->height);
     roi->id = report->tracking ? (gint) (c->track_id & G_MAXINT) : (gint) c->label;
-    params = gst_structure_new (GST_CUDA_CCL_ROI_TYPE,
-        "label", G_TYPE_UINT, c->label,
-        "area", G_TYPE_UINT64, c->area,
-        "centroid-x", G_TYPE_DOUBLE, c->centroid_x,
-        "centroid-y", G_TYPE_DOUBLE, c->centroid_y,
-        "sum-x", G_TYPE_UINT64, c->sum_x,
-        "sum-y", G_TYPE_UINT64, c->sum_y,
-        "sum-xx", G_TYPE_UINT64, c->sum_xx,
-        "sum-xy", G_TYPE_UINT64, c->sum_xy,
-        "sum-yy", G_TYPE_UINT64, c->sum_yy, NULL);
+    params = gst_structure_new_id (q[Q_TYPE],
+        q[Q_LABEL], G_TYPE_UINT, c->label,
+        q[Q_AREA], G_TYPE_UINT64, c->area,
+        q[Q_CENTROID_X], G_TYPE_DOUBLE, c->centroid_x,
+        q[Q_CENTROID_Y], G_TYPE_DOUBLE, c->centroid_y,
+        q[Q_SUM_X], G_TYPE_UINT64, c->sum_x,
+        q[Q_SUM_Y], G_TYPE_UINT64, c->sum_y,
+        q[Q_SUM_XX], G_TYPE_UINT64, c->sum_xx,
+        q[Q_SUM_XY], G_TYPE_UINT64, c->sum_xy,
+        q[Q_SUM_YY], G_TYPE_UINT64, c->sum_yy, NULL);
     if (report->tracking)
-      gst_structure_set (params,
-          "track-id", G_TYPE_UINT64, c->track_id,
-          "parent-id", G_TYPE_UINT64, c->parent_id,
-          "track-age", G_TYPE_UINT, c->track_age,
-          "frames-unseen", G_TYPE_UINT, c->frames_unseen,
-          "velocity-x", G_TYPE_DOUBLE, c->velocity_x,
-          "velocity-y", G_TYPE_DOUBLE, c->velocity_y,
-          "predicted-x", G_TYPE_INT, c->predicted_x,
-          "predicted-y", G_TYPE_INT, c->predicted_y,
-          "predicted-width", G_TYPE_INT, c->predicted_width,
-          "predicted-height", G_TYPE_INT, c->predicted_height, NULL);
+      gst_structure_id_set (params,
+          q[Q_TRACK_ID], G_TYPE_UINT64, c->track_id,
+          q[Q_PARENT_ID], G_TYPE_UINT64, c->parent_id,
+          q[Q_TRACK_AGE], G_TYPE_UINT, c->track_age,
+          q[Q_FRAMES_UNSEEN], G_TYPE_UINT, c->frames_unseen,
+          q[Q_VELOCITY_X], G_TYPE_DOUBLE, c->velocity_x,
+          q[Q_VELOCITY_Y], G_TYPE_DOUBLE, c->velocity_y,
+          q[Q_PREDICTED_X], G_TYPE_INT, c->predicted_x,
+          q[Q_PREDICTED_Y], G_TYPE_INT, c->predicted_y,
+          q[Q_PREDICTED_WIDTH], G_TYPE_INT, c->predicted_width,
+          q[Q_PREDICTED_HEIGHT], G_TYPE_INT, c->predicted_height, NULL);
     gst_video_region_of_interest_meta_add_param (roi, params);
   }
 }

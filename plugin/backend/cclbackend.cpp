@@ -223,10 +223,18 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.min_area = settings->min_area;
     options.max_components = settings->max_components;
 
+    guint64 t = g_get_monotonic_time();
+    auto lap = [&](int step) {
+      const guint64 now = g_get_monotonic_time();
+      report->step_ns[step] = (now - t) * 1000;
+      t = now;
+    };
     const ccl::TableView reported = backend->impl->label(view, options, options.write_labels,
                                                          flags != 0, backend->result);
+    lap(0);
     ccl::plugin::select_components(reported, backend->result.num_components, flags != 0,
                                    backend->selection);
+    lap(1);
     if (settings->tracking) {
       track(backend, view.width, view.height, settings, flags);
     } else if (backend->tracked) {
@@ -235,8 +243,10 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
       backend->tracked = false;
     }
 
+    lap(2);
     const bool draws = flags != 0 && backend->selection.n_reported != 0;
     if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
+    lap(3);
 
     const int64_t gpu_ns = backend->impl->gpu_time_ns();
     report->tracking = settings->tracking;
@@ -248,6 +258,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     report->n_roi = report->n_components;
     if (settings->max_roi_metas < report->n_components)
       pick_roi(backend, settings->max_roi_metas, report);
+    lap(4);
     report->components = backend->selection.reported.release();
   });
 }

@@ -68,6 +68,9 @@ typedef struct {
   GstCclComponent *components;
   guint threshold;
   GstClockTime gpu_time;
+  /* Host wall time of the frame's steps in ns (for the debug log): labeling (the GPU
+   * wait included), the metadata entries, tracking, drawing, the ROI pick. */
+  guint64 step_ns[5];
   /* The components that get a ROI meta: the settings->max_roi_metas largest (area,
    * then label), as indices into components in ascending order; NULL when every
    * reported component does (n_roi == n_components). */
