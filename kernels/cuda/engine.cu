@@ -185,7 +185,7 @@ struct Engine::Impl {
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
     const size_t components = worst_case_components(g, options.connectivity);
     moved |= analysis.reserve(g, components, sm_count);
-    moved |= report.reserve(components, sm_count);
+    moved |= report.reserve(components, options.max_components, sm_count);
     if (moved) graphs.clear();  // they point at freed memory
   }
 

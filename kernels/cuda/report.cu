@@ -24,6 +24,12 @@ namespace {
 constexpr int kReportBlock = 256;
 /// Most finish_kernel blocks: every report_kernel block reads all their counts.
 constexpr int kMaxReportBlocks = 1024;
+/// Areas a finishing block counts one by one: when every passing area is below this
+/// (kSizeOrderWithoutWait), the largest are picked and ordered on the device.
+constexpr uint32_t kCountedAreas = kSizeOrderWithoutWait;
+/// Counted areas per report_kernel thread.
+constexpr int kAreasPerThread = int(kCountedAreas) / kReportBlock;
+static_assert(kCountedAreas % kReportBlock == 0, "whole areas per thread");
 
 struct Larger {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
@@ -38,14 +44,19 @@ __device__ __forceinline__ void block_range(uint32_t n, uint32_t& begin, uint32_
 }
 
 /// Finishes the boxes (width and height from the maxima the features pass kept), and
-/// counts per block the entries of at least min_area pixels and their largest area.
+/// counts per block the entries of at least min_area pixels, their largest area and
+/// how many have each area below kCountedAreas.
 __global__ void __launch_bounds__(kReportBlock)
     finish_kernel(const FrameInfo* info, Component* table, uint64_t min_area,
-                  uint32_t* block_counts, uint32_t* block_max, uint32_t* epoch) {
+                  uint32_t* block_counts, uint32_t* block_max, uint32_t* block_areas,
+                  uint32_t* epoch) {
   wait_for_previous_grid();
   using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
   __shared__ typename Reduce::TempStorage reduce;
   __shared__ EntryStaging staging[kReportBlock / kWarpSize];
+  __shared__ uint32_t areas[kCountedAreas];  // passing entries per area below the limit
+  for (uint32_t a = threadIdx.x; a < kCountedAreas; a += kReportBlock) areas[a] = 0;
+  __syncthreads();
   uint32_t begin, end;
   block_range(info->count, begin, end);
   const int lane = threadIdx.x % kWarpSize;
@@ -62,13 +73,16 @@ __global__ void __launch_bounds__(kReportBlock)
       if (c.area >= min_area) {
         ++passing;
         largest = max(largest, uint32_t(c.area));
+        if (c.area < kCountedAreas) atomicAdd(&areas[c.area], 1u);
       }
     }
     store_staged_entries(staging[warp], table + first, min(end - first, uint32_t(kWarpSize)));
   }
   passing = Reduce(reduce).Sum(passing);
-  __syncthreads();
+  __syncthreads();  // also the area counts
   largest = Reduce(reduce).Reduce(largest, Larger());
+  uint32_t* row = block_areas + size_t(blockIdx.x) * kCountedAreas;
+  for (uint32_t a = threadIdx.x; a < kCountedAreas; a += kReportBlock) row[a] = areas[a];
   if (threadIdx.x == 0) {
     block_counts[blockIdx.x] = passing;
     block_max[blockIdx.x] = largest;
@@ -78,15 +92,94 @@ __global__ void __launch_bounds__(kReportBlock)
   allow_next_grid();
 }
 
+/// Where size_order() puts the reported entries, in shared memory per counted area:
+/// the passing entries of larger areas, those of earlier blocks, and those of this
+/// block met so far.
+struct AreaRanks {
+  uint32_t above[kCountedAreas];
+  uint32_t earlier[kCountedAreas];
+  uint32_t seen[kCountedAreas];
+  uint32_t cut_area, cut_take;  // the smallest reported area; how many of it
+};
+
+/// The largest max_components passing entries of the block's range, written at their
+/// reported positions (larger area first, equal areas in label order) into `out`. Every
+/// passing area is below kCountedAreas, so the finishing blocks' counts per area give
+/// each entry its position: the entries of larger areas, plus those of its own area
+/// in earlier blocks, plus those of its area before it in this block. The last are
+/// ranked warp by warp, in label order (match_any within a warp).
+__device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
+                           uint32_t max_components, const uint32_t* block_areas,
+                           AreaRanks& ranks, Component* out) {
+  using Scan = cub::BlockScan<uint32_t, kReportBlock>;
+  __shared__ typename Scan::TempStorage scan;
+  const uint32_t first_area = threadIdx.x * kAreasPerThread;
+  uint32_t total[kAreasPerThread] = {}, earlier[kAreasPerThread] = {};
+  for (uint32_t b = 0; b < gridDim.x; ++b) {
+    const uint32_t* row = block_areas + size_t(b) * kCountedAreas + first_area;
+#pragma unroll
+    for (int j = 0; j < kAreasPerThread; ++j) {
+      const uint32_t v = row[j];
+      total[j] += v;
+      earlier[j] += b < blockIdx.x ? v : 0;
+    }
+  }
+  uint32_t mine = 0;
+#pragma unroll
+  for (int j = 0; j < kAreasPerThread; ++j) mine += total[j];
+  uint32_t below_mine, all;  // entries of the threads with smaller areas; everyone's
+  Scan(scan).ExclusiveSum(mine, below_mine, all);
+  uint32_t above = all - below_mine - mine;  // entries of larger areas than this thread's
+  for (int j = kAreasPerThread - 1; j >= 0; --j) {
+    const uint32_t a = first_area + uint32_t(j);
+    ranks.above[a] = above;
+    ranks.earlier[a] = earlier[j];
+    ranks.seen[a] = 0;
+    if (above < max_components && max_components <= above + total[j]) {
+      ranks.cut_area = a;
+      ranks.cut_take = max_components - above;
+    }
+    above += total[j];
+  }
+  __syncthreads();
+
+  const uint32_t cut = ranks.cut_area;
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  for (uint32_t first = begin; first < end; first += kReportBlock) {
+    const uint32_t i = first + threadIdx.x;
+    // Only areas at or above the cut can be reported (the cut is a passing area).
+    const uint32_t area = i < end ? uint32_t(table[i].area) : 0;
+    const uint32_t a = i < end && area >= cut ? area : UINT32_MAX;
+    const unsigned peers = __match_any_sync(kFullWarp, a);
+    const uint32_t before_me = __popc(peers & ((1u << lane) - 1));
+    uint32_t seen = 0;
+    for (int w = 0; w < kReportBlock / kWarpSize; ++w) {
+      if (warp == w && a != UINT32_MAX) seen = ranks.seen[a];
+      __syncwarp();
+      if (warp == w && a != UINT32_MAX && before_me == 0) ranks.seen[a] = seen + __popc(peers);
+      __syncthreads();
+    }
+    if (a != UINT32_MAX) {
+      const uint32_t rank = ranks.earlier[a] + seen + before_me;  // within area a
+      if (a > cut || rank < ranks.cut_take) out[ranks.above[a] + rank] = table[i];
+    }
+  }
+}
+
 /// Sums the finishing blocks' counts (every block needs the total, and its own
-/// offset), fills the header and, when no more than max_components pass, writes the
-/// block's passing entries in label order into host memory, as much of them as
-/// `capacity` entries hold (read() makes room and runs this again for the rest).
+/// offset) and fills the header. When no more than max_components pass, every block
+/// writes its passing entries in label order into host memory, as much of them as
+/// `capacity` entries hold (read() makes room and runs this again for the rest). When
+/// more pass and all their areas are below kCountedAreas, the largest are put in
+/// order on the device (size_order, into `ordered`; hand_over_kernel copies them);
+/// otherwise read() sorts.
 __global__ void __launch_bounds__(kReportBlock)
     report_kernel(const FrameInfo* info, const Component* table, uint64_t min_area,
                   uint32_t max_components, const uint32_t* block_counts,
-                  const uint32_t* block_max, Component* host_table, uint32_t capacity,
-                  ReportHeader* header, int fixed_level) {
+                  const uint32_t* block_max, const uint32_t* block_areas,
+                  Component* host_table, uint32_t capacity, Component* ordered,
+                  uint32_t* ordered_flag, ReportHeader* header, int fixed_level) {
   wait_for_previous_grid();
   using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
   using Scan = cub::BlockScan<uint32_t, kReportBlock>;
@@ -94,8 +187,11 @@ __global__ void __launch_bounds__(kReportBlock)
     typename Reduce::TempStorage reduce;
     typename Scan::TempStorage scan;
   } temp;
-  __shared__ uint32_t totals[2];
-  __shared__ uint64_t staged[kReportBlock * kEntryWords];
+  __shared__ uint32_t totals[3];
+  __shared__ union {
+    uint64_t staged[kReportBlock * kEntryWords];
+    AreaRanks ranks;
+  } work;
 
   uint32_t total = 0, before = 0, largest = 0;
   for (uint32_t j = threadIdx.x; j < gridDim.x; j += kReportBlock) {
@@ -113,18 +209,24 @@ __global__ void __launch_bounds__(kReportBlock)
   if (threadIdx.x == 0) {
     totals[0] = total;
     totals[1] = before;
+    totals[2] = largest;
     if (blockIdx.x == 0) {
       header->count = n;
       header->passing = total;
       header->max_area = largest;
       header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
+      *ordered_flag = total > max_components && largest < kCountedAreas;
     }
   }
   __syncthreads();
-  if (totals[0] > max_components) return;  // reported by size: read() sorts
-
   uint32_t begin, end;
   block_range(n, begin, end);
+  if (totals[0] > max_components) {
+    if (totals[2] < kCountedAreas && max_components > 0)
+      size_order(table, begin, end, max_components, block_areas, work.ranks, ordered);
+    return;
+  }
+
   uint32_t at = totals[1];
   for (uint32_t first = begin; first < end; first += kReportBlock) {
     const uint32_t i = first + threadIdx.x;
@@ -134,15 +236,31 @@ __global__ void __launch_bounds__(kReportBlock)
     if (passes) {
       const uint64_t* words = reinterpret_cast<const uint64_t*>(table + i);
 #pragma unroll
-      for (int k = 0; k < kEntryWords; ++k) staged[slot * kEntryWords + k] = words[k];
+      for (int k = 0; k < kEntryWords; ++k) work.staged[slot * kEntryWords + k] = words[k];
     }
     __syncthreads();
     const uint32_t room = at < capacity ? min(round, capacity - at) : 0;
     uint64_t* out = reinterpret_cast<uint64_t*>(host_table + at);
-    for (uint32_t k = threadIdx.x; k < room * kEntryWords; k += kReportBlock) out[k] = staged[k];
+    for (uint32_t k = threadIdx.x; k < room * kEntryWords; k += kReportBlock)
+      out[k] = work.staged[k];
     at += round;
     __syncthreads();  // staged and the scan's storage are reused
   }
+}
+
+/// When report_kernel ordered the largest on the device: copies them, `count` entries
+/// (as many as `capacity` holds), into host memory as consecutive words.
+__global__ void __launch_bounds__(kReportBlock)
+    hand_over_kernel(const uint32_t* ordered_flag, const Component* ordered, uint32_t count,
+                     Component* host_table, uint32_t capacity) {
+  wait_for_previous_grid();
+  if (!*ordered_flag) return;
+  const size_t words = size_t(min(count, capacity)) * kEntryWords;
+  const uint64_t* in = reinterpret_cast<const uint64_t*>(ordered);
+  uint64_t* out = reinterpret_cast<uint64_t*>(host_table);
+  for (size_t k = size_t(blockIdx.x) * kReportBlock + threadIdx.x; k < words;
+       k += size_t(gridDim.x) * kReportBlock)
+    out[k] = in[k];
 }
 
 /// Sort keys of the whole table: the largest area gets 0, equal areas equal keys (the
@@ -173,12 +291,17 @@ __global__ void __launch_bounds__(kReportBlock)
 
 }  // namespace
 
-bool Reporter::reserve(size_t capacity, int sm_count) {
+bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count) {
   capacity = std::max<size_t>(capacity, 1);
   blocks_ = unsigned(std::clamp(sm_count / 2, 1, kMaxReportBlocks));
   bool moved = std::exchange(moved_, false);
   moved |= block_counts_.reserve(blocks_);
   moved |= block_max_.reserve(blocks_);
+  moved |= block_areas_.reserve(size_t(blocks_) * kCountedAreas);
+  moved |= ordered_flag_.reserve(1);
+  // Only a frame with more passing components than max_components orders them here,
+  // and no frame has more than `capacity`.
+  if (max_components < capacity) moved |= ordered_.reserve(max_components);
   moved |= header_.reserve(1);
   // The host copy starts small and grows to what frames report (read()): most frames
   // report far fewer components than the worst case, which would pin W*H/2 entries.
@@ -205,37 +328,52 @@ void Reporter::prepare(const FrameInfo* info, Component* table, uint32_t* epoch,
 
 void Reporter::launch(cudaStream_t stream, bool chained) {
   cuda::launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info_,
-               table_, min_area_, block_counts_.get(), block_max_.get(), epoch_);
+               table_, min_area_, block_counts_.get(), block_max_.get(), block_areas_.get(),
+               epoch_);
   launch_report(stream, chained);
+  launch_hand_over(stream, chained);
 }
 
 void Reporter::launch_report(cudaStream_t stream, bool chained) {
   cuda::launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
-         static_cast<const Component*>(table_), min_area_, max_components_,
-         static_cast<const uint32_t*>(block_counts_.get()),
-         static_cast<const uint32_t*>(block_max_.get()), host_table_.device(),
-         uint32_t(std::min<size_t>(host_table_.capacity(), UINT32_MAX)), header_.device(),
-         fixed_level_);
+               static_cast<const Component*>(table_), min_area_, max_components_,
+               static_cast<const uint32_t*>(block_counts_.get()),
+               static_cast<const uint32_t*>(block_max_.get()),
+               static_cast<const uint32_t*>(block_areas_.get()), host_table_.device(),
+               host_capacity(), ordered_.get(), ordered_flag_.get(), header_.device(),
+               fixed_level_);
+}
+
+void Reporter::launch_hand_over(cudaStream_t stream, bool chained) {
+  cuda::launch("hand_over_kernel", hand_over_kernel, blocks_, kReportBlock, stream, chained,
+               static_cast<const uint32_t*>(ordered_flag_.get()),
+               static_cast<const Component*>(ordered_.get()), max_components_,
+               host_table_.device(), host_capacity());
+}
+
+uint32_t Reporter::host_capacity() const {
+  return uint32_t(std::min<size_t>(host_table_.capacity(), UINT32_MAX));
 }
 
 ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
   const ReportHeader h = header();
   if (h.count > table_capacity_ || h.passing > h.count)
     throw Error("the device reported " + std::to_string(h.count) + " components, " +
-                std::to_string(h.passing) + " of them reported, for a table of " +
+                std::to_string(h.passing) + " of them passing, for a table of " +
                 std::to_string(table_capacity_));
   const uint32_t reported = std::min(h.passing, max_components_);
+  const bool by_size = h.passing > max_components_ && reported > 0;
+  const bool ordered_here = by_size && h.max_area < kCountedAreas;  // report_kernel did
   sorted_ = false;
   if (reported > host_table_.capacity()) {
     // Room for frames like this one, and this one's entries again.
     moved_ |= host_table_.reserve(
         std::min(table_capacity_, std::max<size_t>(reported, 2 * host_table_.capacity())));
-    if (h.passing <= max_components_) {
-      launch_report(stream, false);
-      CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
+    if (!by_size) launch_report(stream, false);
+    if (ordered_here) launch_hand_over(stream, false);
+    if (!by_size || ordered_here) CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  if (h.passing > max_components_ && reported > 0) {
+  if (by_size && !ordered_here) {
     sort_and_gather(h.count, reported, h.max_area, stream);
     if (sorted_mark) CCL_CUDA_CHECK(cudaEventRecord(sorted_mark, stream));
     CCL_CUDA_CHECK(cudaStreamSynchronize(stream));

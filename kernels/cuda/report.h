@@ -6,9 +6,14 @@
 // On the stream, with no host synchronization (queue()):
 //   finish_kernel  bounding boxes finished; per block of the table, the entries that
 //                  pass min-area and their largest area
+//                  and, for areas below kSizeOrderWithoutWait, per area
 //   report_kernel  the total that pass; when it is at most max_components, every block
-//                  writes its passing entries, in label order, into mapped host memory
-// When more pass than max_components the order is by size, which needs a sort whose
+//                  writes its passing entries, in label order, into mapped host memory;
+//                  when more pass and all their areas are below kSizeOrderWithoutWait,
+//                  the counts per area give each of the largest its position (larger
+//                  areas first, equal areas in label order) in a device buffer
+//   hand_over_kernel  that buffer, when used, into mapped host memory
+// When more pass than max_components and some are larger, the order needs a sort whose
 // length only the device knew: after the host has read the header, read() sorts the
 // table by area (a stable radix sort, so equal areas stay in label order) and gathers
 // the largest into mapped host memory, a second wait that only such frames pay.
@@ -19,6 +24,7 @@
 #include <cstdint>
 
 #include "buffers.h"
+#include "ccl/cuda_engine.h"
 #include "ccl/types.h"
 #include "threshold.h"
 
@@ -40,10 +46,10 @@ struct ReportedTable {
 
 class Reporter {
  public:
-  /// Scratch for tables of up to `capacity` components. True when memory the kernels
-  /// write moved since the last call (here or when read() made room): graphs that
-  /// captured launch() must go.
-  bool reserve(size_t capacity, int sm_count);
+  /// Scratch for tables of up to `capacity` components, of which up to max_components
+  /// are reported. True when memory the kernels use moved since the last call (here or
+  /// when read() made room): graphs that captured launch() must go.
+  bool reserve(size_t capacity, uint32_t max_components, int sm_count);
   /// Fills the header and the host table's first `components` entries with `byte`.
   void poison(int byte, size_t components);
 
@@ -64,17 +70,23 @@ class Reporter {
   /// null) after that on the stream, and waits for it.
   ReportedTable read(cudaStream_t stream, cudaEvent_t sorted_mark);
 
-  /// True when read() of the last frame sorted on the device.
+  /// True when read() of the last frame waited for a sort on the device (more passed
+  /// than are reported, some of them of kSizeOrderWithoutWait pixels or more).
   bool sorted() const { return sorted_; }
 
  private:
   void launch_report(cudaStream_t stream, bool chained);
+  void launch_hand_over(cudaStream_t stream, bool chained);
+  uint32_t host_capacity() const;
   bool moved_ = false;  // host_table_ reallocated since reserve() last said so
   void sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area, cudaStream_t stream);
 
   unsigned blocks_ = 1;
   DeviceBuffer<uint32_t> block_counts_;  // per finish_kernel block: passing entries
   DeviceBuffer<uint32_t> block_max_;     // per finish_kernel block: largest passing area
+  DeviceBuffer<uint32_t> block_areas_;   // per block and area below the limit: passing
+  DeviceBuffer<Component> ordered_;      // the largest, in order (report_kernel)
+  DeviceBuffer<uint32_t> ordered_flag_;  // whether report_kernel ordered them
   MappedBuffer<ReportHeader> header_;
   MappedBuffer<Component> host_table_;
   size_t table_capacity_ = 0;

@@ -65,6 +65,11 @@ struct Tuning {
   bool chained_launches = true;
 };
 
+/// Frames whose passing components all have fewer pixels than this get their largest
+/// max_components picked and ordered by the frame's own kernels; otherwise finish()
+/// waits once more, for a sort (Engine::last_report_sorted()).
+constexpr uint32_t kSizeOrderWithoutWait = 2048;
+
 /// Labels frames already in device memory. Owns its scratch memory, sized on the
 /// first frame and re-sized only when the frame size grows; every launch goes to the
 /// stream given to enqueue(). Not thread safe: one Engine per stream.
@@ -117,8 +122,10 @@ class Engine {
   void set_tuning(const Tuning& tuning);
   Tuning tuning() const;
 
-  /// Whether the last finish() sorted on the device: more components passed min_area
-  /// than max_components, so the largest were picked, in a second wait.
+  /// Whether the last finish() waited a second time, for a sort on the device: more
+  /// components passed min_area than max_components, so the largest were picked, and
+  /// some had kSizeOrderWithoutWait pixels or more (below that, the frame's own kernels
+  /// order them).
   bool last_report_sorted() const;
 
   /// Frames so far whose labeling ran as a replayed CUDA graph (Tuning::graphs).
