@@ -100,6 +100,7 @@ struct AreaRanks {
   uint32_t earlier[kCountedAreas];
   uint32_t seen[kCountedAreas];
   uint32_t cut_area, cut_take;  // the smallest reported area; how many of it
+  uint32_t warps;               // the warps of a round that hold some of the largest
 };
 
 /// The largest max_components passing entries of the block's range, written at their
@@ -109,19 +110,27 @@ struct AreaRanks {
 /// in earlier blocks, plus those of its area before it in this block. The last are
 /// ranked warp by warp, in label order (match_any within a warp).
 __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
-                           uint32_t max_components, const uint32_t* block_areas,
-                           AreaRanks& ranks, Component* out) {
+                           uint32_t max_components, uint32_t largest,
+                           const uint32_t* block_areas, AreaRanks& ranks, Component* out) {
   using Scan = cub::BlockScan<uint32_t, kReportBlock>;
   __shared__ typename Scan::TempStorage scan;
+  static_assert(kAreasPerThread == 8, "two 16-byte loads per row and thread");
   const uint32_t first_area = threadIdx.x * kAreasPerThread;
   uint32_t total[kAreasPerThread] = {}, earlier[kAreasPerThread] = {};
-  for (uint32_t b = 0; b < gridDim.x; ++b) {
-    const uint32_t* row = block_areas + size_t(b) * kCountedAreas + first_area;
+  // Several rows' loads in flight at once: one row at a time would wait for L2 once
+  // per finishing block. Areas above the largest passing one count nothing (and noise
+  // frames' largest is small): only the threads below it read.
+  const uint32_t rows = first_area <= largest ? gridDim.x : 0;
+#pragma unroll 4
+  for (uint32_t b = 0; b < rows; ++b) {
+    const uint4* row =
+        reinterpret_cast<const uint4*>(block_areas + size_t(b) * kCountedAreas + first_area);
+    const uint4 lo = row[0], hi = row[1];
+    const uint32_t v[kAreasPerThread] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
     for (int j = 0; j < kAreasPerThread; ++j) {
-      const uint32_t v = row[j];
-      total[j] += v;
-      earlier[j] += b < blockIdx.x ? v : 0;
+      total[j] += v[j];
+      earlier[j] += b < blockIdx.x ? v[j] : 0;
     }
   }
   uint32_t mine = 0;
@@ -151,10 +160,21 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
     // Only areas at or above the cut can be reported (the cut is a passing area).
     const uint32_t area = i < end ? uint32_t(table[i].area) : 0;
     const uint32_t a = i < end && area >= cut ? area : UINT32_MAX;
+    // Most rounds hold none of the largest: skip them, and in the others take turns
+    // only among the warps that hold some.
+    __syncthreads();  // everyone read the last round's warps
+    if (threadIdx.x == 0) ranks.warps = 0;
+    __syncthreads();
+    const bool any = __any_sync(kFullWarp, a != UINT32_MAX);
+    if (lane == 0 && any) atomicOr(&ranks.warps, 1u << warp);
+    __syncthreads();
+    const uint32_t warps = ranks.warps;
+    if (warps == 0) continue;
     const unsigned peers = __match_any_sync(kFullWarp, a);
     const uint32_t before_me = __popc(peers & ((1u << lane) - 1));
     uint32_t seen = 0;
-    for (int w = 0; w < kReportBlock / kWarpSize; ++w) {
+    for (uint32_t turn = warps; turn; turn &= turn - 1) {
+      const int w = __ffs(int(turn)) - 1;
       if (warp == w && a != UINT32_MAX) seen = ranks.seen[a];
       __syncwarp();
       if (warp == w && a != UINT32_MAX && before_me == 0) ranks.seen[a] = seen + __popc(peers);
@@ -223,7 +243,8 @@ __global__ void __launch_bounds__(kReportBlock)
   block_range(n, begin, end);
   if (totals[0] > max_components) {
     if (totals[2] < kCountedAreas && max_components > 0)
-      size_order(table, begin, end, max_components, block_areas, work.ranks, ordered);
+      size_order(table, begin, end, max_components, totals[2], block_areas, work.ranks,
+                 ordered);
     return;
   }
 
