@@ -65,6 +65,7 @@ __global__ void __launch_bounds__(kReportBlock)
   uint32_t passing = 0, largest = 0;
   for (uint32_t first = begin + uint32_t(warp) * kWarpSize; first < end; first += kReportBlock) {
     const uint32_t i = first + lane;
+    uint32_t counted = UINT32_MAX;  // the entry's area when it passes and is counted
     if (i < end) {
       Component c = table[i];
       c.width = c.width - c.x + 1;
@@ -73,9 +74,13 @@ __global__ void __launch_bounds__(kReportBlock)
       if (c.area >= min_area) {
         ++passing;
         largest = max(largest, uint32_t(c.area));
-        if (c.area < kCountedAreas) atomicAdd(&areas[c.area], 1u);
+        if (c.area < kCountedAreas) counted = uint32_t(c.area);
       }
     }
+    // One atomic per area and warp: noise frames' entries share a few small areas.
+    const unsigned peers = __match_any_sync(kFullWarp, counted);
+    if (counted != UINT32_MAX && (peers & ((1u << lane) - 1)) == 0)
+      atomicAdd(&areas[counted], uint32_t(__popc(peers)));
     store_staged_entries(staging[warp], table + first, min(end - first, uint32_t(kWarpSize)));
   }
   passing = Reduce(reduce).Sum(passing);
