@@ -319,7 +319,9 @@ __global__ void __launch_bounds__(kReportBlock)
 
 bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count) {
   capacity = std::max<size_t>(capacity, 1);
-  blocks_ = unsigned(std::clamp(sm_count / 2, 1, kMaxReportBlocks));
+  // One block per SM: each walks its range of the table in rounds, so fewer blocks
+  // would mean more rounds one after the other.
+  blocks_ = unsigned(std::clamp(sm_count, 1, kMaxReportBlocks));
   bool moved = std::exchange(moved_, false);
   moved |= block_counts_.reserve(blocks_);
   moved |= block_max_.reserve(blocks_);
