@@ -206,17 +206,7 @@ class Bench {
 
   void run(const Frame& frame) {
     const int w = frame.gray.width, h = frame.gray.height;
-    const size_t bytes = size_t(w) * h;
-    device_image_.reserve(bytes);
-    CCL_CUDA_CHECK(
-        cudaMemcpy(device_image_.get(), frame.gray.pixels.data(), bytes, cudaMemcpyHostToDevice));
-    ccl::ImageView view;
-    view.width = w;
-    view.height = h;
-    view.format = ccl::PixelFormat::Gray8;
-    view.space = ccl::MemorySpace::Device;
-    view.planes[0] = device_image_.get();
-    view.strides[0] = size_t(w);
+    const ccl::ImageView view = bench::upload_gray(frame.gray.pixels.data(), w, h, device_image_);
 
     const bool checked = int64_t(w) * h <= config_.check_limit;
     std::map<int, ccl::Result> reference;

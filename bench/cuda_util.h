@@ -3,6 +3,7 @@
 #pragma once
 
 #include "buffers.h"
+#include "ccl/types.h"
 #include "check.h"
 
 namespace bench {
@@ -10,6 +11,23 @@ namespace bench {
 using ccl::cuda::DeviceBuffer;
 using ccl::cuda::Event;
 using ccl::cuda::Stream;
+
+/// Copies a GRAY8 image (rows of `width` bytes, no padding) into `plane` (grown as
+/// needed) and returns its device view.
+inline ccl::ImageView upload_gray(const uint8_t* pixels, int width, int height,
+                                  DeviceBuffer<uint8_t>& plane) {
+  const size_t bytes = size_t(width) * size_t(height);
+  plane.reserve(bytes);
+  CCL_CUDA_CHECK(cudaMemcpy(plane.get(), pixels, bytes, cudaMemcpyHostToDevice));
+  ccl::ImageView view;
+  view.width = width;
+  view.height = height;
+  view.format = ccl::PixelFormat::Gray8;
+  view.space = ccl::MemorySpace::Device;
+  view.planes[0] = plane.get();
+  view.strides[0] = size_t(width);
+  return view;
+}
 
 /// Microseconds between two recorded timing events (the later one already reached).
 inline double elapsed_us(const Event& from, const Event& to) {

@@ -74,16 +74,7 @@ ccl::ImageView upload_disc(int w, int h, bench::DeviceBuffer<uint8_t>& plane) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
       if ((x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r) pixels[size_t(y) * w + x] = 255;
-  plane.reserve(pixels.size());
-  CCL_CUDA_CHECK(cudaMemcpy(plane.get(), pixels.data(), pixels.size(), cudaMemcpyHostToDevice));
-  ccl::ImageView view;
-  view.width = w;
-  view.height = h;
-  view.format = ccl::PixelFormat::Gray8;
-  view.space = ccl::MemorySpace::Device;
-  view.planes[0] = plane.get();
-  view.strides[0] = size_t(w);
-  return view;
+  return bench::upload_gray(pixels.data(), w, h, plane);
 }
 
 }  // namespace
