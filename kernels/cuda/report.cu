@@ -27,6 +27,9 @@ constexpr int kMaxReportBlocks = 1024;
 /// Areas a finishing block counts one by one: when every passing area is below this
 /// (kSizeOrderWithoutWait), the largest are picked and ordered on the device.
 constexpr uint32_t kCountedAreas = kSizeOrderWithoutWait;
+/// Most components the report orders in the frame's kernels (the buffer they go to is
+/// reserved for max_components of them); more are sorted after a second wait.
+constexpr uint32_t kMostOrderedInFrame = 1u << 20;
 /// Counted areas per report_kernel thread.
 constexpr int kAreasPerThread = int(kCountedAreas) / kReportBlock;
 static_assert(kCountedAreas % kReportBlock == 0, "whole areas per thread");
@@ -240,14 +243,14 @@ __global__ void __launch_bounds__(kReportBlock)
       header->passing = total;
       header->max_area = largest;
       header->level = fixed_level >= 0 ? uint32_t(fixed_level) : info->level;
-      *ordered_flag = total > max_components && largest < kCountedAreas;
+      *ordered_flag = total > max_components && ordered != nullptr && largest < kCountedAreas;
     }
   }
   __syncthreads();
   uint32_t begin, end;
   block_range(n, begin, end);
   if (totals[0] > max_components) {
-    if (totals[2] < kCountedAreas && max_components > 0)
+    if (totals[2] < kCountedAreas && ordered != nullptr && max_components > 0)
       size_order(table, begin, end, max_components, totals[2], block_areas, work.ranks,
                  ordered);
     return;
@@ -329,7 +332,8 @@ bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count) {
   moved |= ordered_flag_.reserve(1);
   // Only a frame with more passing components than max_components orders them here,
   // and no frame has more than `capacity`.
-  if (max_components < capacity) moved |= ordered_.reserve(max_components);
+  if (max_components < capacity && max_components <= kMostOrderedInFrame)
+    moved |= ordered_.reserve(max_components);
   moved |= header_.reserve(1);
   // The host copy starts small and grows to what frames report (read()): most frames
   // report far fewer components than the worst case, which would pin W*H/2 entries.
@@ -368,15 +372,19 @@ void Reporter::launch_report(cudaStream_t stream, bool chained) {
                static_cast<const uint32_t*>(block_counts_.get()),
                static_cast<const uint32_t*>(block_max_.get()),
                static_cast<const uint32_t*>(block_areas_.get()), host_table_.device(),
-               host_capacity(), ordered_.get(), ordered_flag_.get(), header_.device(),
+               host_capacity(), ordered_target(), ordered_flag_.get(), header_.device(),
                fixed_level_);
 }
 
 void Reporter::launch_hand_over(cudaStream_t stream, bool chained) {
   cuda::launch("hand_over_kernel", hand_over_kernel, blocks_, kReportBlock, stream, chained,
                static_cast<const uint32_t*>(ordered_flag_.get()),
-               static_cast<const Component*>(ordered_.get()), max_components_,
+               static_cast<const Component*>(ordered_target()), max_components_,
                host_table_.device(), host_capacity());
+}
+
+Component* Reporter::ordered_target() const {
+  return max_components_ <= ordered_.capacity() ? ordered_.get() : nullptr;
 }
 
 uint32_t Reporter::host_capacity() const {
@@ -391,7 +399,8 @@ ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
                 std::to_string(table_capacity_));
   const uint32_t reported = std::min(h.passing, max_components_);
   const bool by_size = h.passing > max_components_ && reported > 0;
-  const bool ordered_here = by_size && h.max_area < kCountedAreas;  // report_kernel did
+  // report_kernel ordered them
+  const bool ordered_here = by_size && h.max_area < kCountedAreas && ordered_target();
   sorted_ = false;
   if (reported > host_table_.capacity()) {
     // Room for frames like this one, and this one's entries again.

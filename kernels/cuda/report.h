@@ -3,15 +3,16 @@
 // them to the host. Only the reported entries cross the bus, so the copy and every
 // host step after it scale with what is reported, not with what the frame holds.
 //
-// On the stream, with no host synchronization (queue()):
+// On the stream, with no host synchronization (launch()):
 //   finish_kernel  bounding boxes finished; per block of the table, the entries that
-//                  pass min-area and their largest area
-//                  and, for areas below kSizeOrderWithoutWait, per area
+//                  pass min-area, their largest area, and how many have each area
+//                  below kSizeOrderWithoutWait
 //   report_kernel  the total that pass; when it is at most max_components, every block
 //                  writes its passing entries, in label order, into mapped host memory;
 //                  when more pass and all their areas are below kSizeOrderWithoutWait,
 //                  the counts per area give each of the largest its position (larger
-//                  areas first, equal areas in label order) in a device buffer
+//                  areas first, equal areas in label order) in a device buffer (up
+//                  to 2^20 of them)
 //   hand_over_kernel  that buffer, when used, into mapped host memory
 // When more pass than max_components and some are larger, the order needs a sort whose
 // length only the device knew: after the host has read the header, read() sorts the
@@ -38,7 +39,7 @@ struct ReportHeader {
   uint32_t level;     // threshold level used
 };
 
-/// The reported table of a frame, in mapped host memory until the next queue().
+/// The reported table of a frame, in mapped host memory until the next launch().
 struct ReportedTable {
   const Component* entries = nullptr;
   uint32_t size = 0;
@@ -62,7 +63,7 @@ class Reporter {
   /// chained: the first is launched chained to the stream's previous kernel (chain.h).
   void launch(cudaStream_t stream, bool chained);
 
-  /// Once the stream has passed queue()'s work: the header.
+  /// Once the stream has passed launch()'s work: the header.
   const ReportHeader& header() const { return *header_.host(); }
 
   /// The reported table, in the order of Options' contract; sorts and gathers first
@@ -78,6 +79,9 @@ class Reporter {
   void launch_report(cudaStream_t stream, bool chained);
   void launch_hand_over(cudaStream_t stream, bool chained);
   uint32_t host_capacity() const;
+  /// Where report_kernel may order the largest: null when the buffer cannot hold
+  /// max_components (read() sorts those frames instead).
+  Component* ordered_target() const;
   bool moved_ = false;  // host_table_ reallocated since reserve() last said so
   void sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area, cudaStream_t stream);
 
