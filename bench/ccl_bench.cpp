@@ -1,4 +1,4 @@
-// Kernel-level benchmark of the CUDA engine (issue 6, SPEC §8): the random grid of
+// Kernel-level benchmark of the CUDA engine (docs/PERFORMANCE.md, "Method"): the random grid of
 // ANCHORS.md plus the real test images, every algorithm x connectivity, labels and
 // features-only modes; CSV rows and a summary of the ratio against ANCHORS.md.
 //

@@ -8,7 +8,7 @@
 #
 # The camera delivers NV12 in NVMM (device) memory; nvvidconv copies it to system
 # memory for cudaccl (whose CUDA backend uploads only the Y plane), and back for the
-# display sink. The CUDA-memory path of SPEC §5 avoids those copies where
+# display sink. The CUDA-memory path (docs/CONTRACT.md) avoids those copies where
 # memory:CUDAMemory caps are available.
 #
 # Environment: SENSOR_ID (0), WIDTH x HEIGHT @ FPS (1920 x 1080 @ 30), THRESHOLD_MODE

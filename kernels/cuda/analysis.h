@@ -1,5 +1,5 @@
 // The analysis stage both algorithms share: roots numbered 1..N in raster order
-// (SPEC §4), then one pass that writes the output labels and accumulates every
+// (docs/CONTRACT.md, "Output"), then one pass that writes the output labels and accumulates every
 // component's features run by run (Hennequin et al.'s CCA). The table's hand-over to
 // the host is report.h's.
 #pragma once

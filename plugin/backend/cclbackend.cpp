@@ -49,12 +49,24 @@ bool to_pixel_format(GstVideoFormat format, PixelFormat* out) {
   }
 }
 
+// The enum mappings name every value and have no default branch, so that a value
+// added on one side is a compiler warning here (-Wswitch) rather than a silent
+// fallback; a value outside the enum is an error.
 ccl::ThresholdMode to_mode(CclThresholdMode m) {
   switch (m) {
+    case CCL_THRESHOLD_ABOVE: return ccl::ThresholdMode::Above;
     case CCL_THRESHOLD_BELOW: return ccl::ThresholdMode::Below;
     case CCL_THRESHOLD_OTSU: return ccl::ThresholdMode::Otsu;
-    default: return ccl::ThresholdMode::Above;
   }
+  throw ccl::Error("unknown threshold mode " + std::to_string(int(m)));
+}
+
+ccl::Algorithm to_algorithm(GstCclAlgorithm a) {
+  switch (a) {
+    case GST_CCL_ALGORITHM_HA4: return ccl::Algorithm::HA;
+    case GST_CCL_ALGORITHM_KOMURA: return ccl::Algorithm::Komura;
+  }
+  throw ccl::Error("unknown algorithm " + std::to_string(int(a)));
 }
 
 template <typename F>
@@ -214,8 +226,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.threshold = int(settings->threshold);
     options.mode = to_mode(settings->threshold_mode);
     options.connectivity = int(settings->connectivity);
-    options.algorithm = settings->algorithm == GST_CCL_ALGORITHM_KOMURA ? ccl::Algorithm::Komura
-                                                                        : ccl::Algorithm::HA;
+    options.algorithm = to_algorithm(settings->algorithm);
 
     const uint32_t alpha256 = overlay_alpha256(settings);
     const uint32_t flags = ccl_settings_overlay_flags(settings);

@@ -61,7 +61,7 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // Renumbers OpenCV's labels into SPEC order (raster order of first pixels) when
+  // Renumbers OpenCV's labels into the contract's order (raster order of first pixels, docs/CONTRACT.md) when
   // they are not already, and adds the moments OpenCV does not compute.
   void features(uint32_t n, Result& out) {
     const int w = labels_.cols, h = labels_.rows;

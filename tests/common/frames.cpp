@@ -1,4 +1,4 @@
-// Frames in every pixel format of SPEC §3 whose luma is a given gray image, with
+// Frames in every pixel format the element takes (docs/CONTRACT.md, "Input") whose luma is a given gray image, with
 // poisoned row padding and chroma/alpha that varies, so that reading the wrong bytes
 // changes the result of a test.
 #include <array>

@@ -54,7 +54,7 @@ struct Frame {
 };
 Frame make_frame(const GrayImage& gray, PixelFormat format, size_t extra_stride = 0);
 
-/// All formats of SPEC §3.
+/// All formats the element takes (docs/CONTRACT.md, "Input").
 const std::vector<PixelFormat>& all_formats();
 
 /// Bytes of each poisoned padding pixel make_frame writes: pixel i of the padding is

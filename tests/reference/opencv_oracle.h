@@ -1,4 +1,4 @@
-// OpenCV as the independent oracle of the CPU reference labeler (SPEC §4: the label
+// OpenCV as the independent oracle of the CPU reference labeler (docs/CONTRACT.md, "Output": the label
 // numbering of connectedComponentsWithStats with CCL_SAUF).
 #pragma once
 

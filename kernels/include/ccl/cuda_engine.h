@@ -1,4 +1,4 @@
-// The CUDA backend of the engine (SPEC §1, §4, §5). Declared without CUDA headers so
+// The CUDA backend of the engine (docs/CONTRACT.md). Declared without CUDA headers so
 // that CPU-only code (the plugin, tests) can include it; in a build without CUDA the
 // functions report that no device is usable and Engine's constructor throws.
 #pragma once

@@ -22,7 +22,7 @@ std::vector<uint32_t> luma_histogram(const ImageView& image);
 int threshold_image(const ImageView& image, const Options& options, BinaryImage& out);
 
 /// Labels a binary image: 0 = background, 1..N in raster order of each component's
-/// first pixel (SPEC §4), with the full component table. Flood fill from each
+/// first pixel (docs/CONTRACT.md), with the full component table. Flood fill from each
 /// unlabeled foreground pixel met in raster order.
 void label_binary(const BinaryImage& binary, int connectivity, Result& out);
 

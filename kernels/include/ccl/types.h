@@ -1,4 +1,4 @@
-// cudaccl engine: the types every backend shares (SPEC §4).
+// cudaccl engine: the types every backend shares (docs/CONTRACT.md).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +17,7 @@ enum class ThresholdMode { Above, Below, Otsu };
 
 enum class Algorithm { HA, Komura };
 
-/// Largest number of pixels an image may have (W*H < 2^31, SPEC §5).
+/// Largest number of pixels an image may have (W*H < 2^31, docs/CONTRACT.md).
 constexpr int64_t kMaxPixels = (int64_t(1) << 31) - 1;
 
 /// A frame as the engine reads it. planes[0] is the plane that holds the luma
@@ -64,7 +64,7 @@ struct Options {
   bool reports_all() const { return min_area <= 1 && max_components == UINT32_MAX; }
 };
 
-/// One connected component (SPEC §4). Sums are over the component's pixels.
+/// One connected component (docs/CONTRACT.md, "Output"). Sums are over the component's pixels.
 struct Component {
   uint32_t label = 0;  // 1..N, raster order of the component's first pixel
   int32_t x = 0, y = 0, width = 0, height = 0;  // bounding box
