@@ -1,5 +1,6 @@
 #include "verify.h"
 
+#include "ccl/cuda_engine_testing.h"
 #include "compare.h"
 
 namespace bench {
@@ -9,15 +10,15 @@ std::string verify(ccl::cuda::Engine& engine, const ccl::ImageView& device_image
                    const ccl::Result& expected) {
   ccl::Result got;
   // Every scratch and output buffer poisoned first, so stale values cannot pass.
-  engine.set_poison_byte(0xA5);
+  ccl::cuda::testing::set_poison_byte(engine, 0xA5);
   try {
     engine.enqueue(device_image, options, stream);
     engine.finish(got, options.write_labels);
   } catch (...) {
-    engine.set_poison_byte(-1);
+    ccl::cuda::testing::set_poison_byte(engine, -1);
     throw;
   }
-  engine.set_poison_byte(-1);
+  ccl::cuda::testing::set_poison_byte(engine, -1);
   return ccl::test::difference(got, expected, options.write_labels);
 }
 

@@ -21,6 +21,7 @@
 #include "analysis.h"
 #include "buffers.h"
 #include "ccl/cuda_engine.h"
+#include "ccl/cuda_engine_testing.h"
 #include "check.h"
 #include "geometry.h"
 #include "ha.h"
@@ -419,9 +420,21 @@ Tuning Engine::tuning() const { return impl_->tuning; }
 
 bool Engine::last_report_sorted() const { return impl_->report.sorted(); }
 
-uint64_t Engine::graph_replays() const { return impl_->replays; }
+struct EngineTestAccess {
+  static Engine::Impl& impl(Engine& e) { return *e.impl_; }
+  static const Engine::Impl& impl(const Engine& e) { return *e.impl_; }
+};
 
-void Engine::set_poison_byte(int byte) { impl_->poison = byte >= 0 && byte <= 255 ? byte : -1; }
+namespace testing {
+
+uint64_t graph_replays(const Engine& engine) { return EngineTestAccess::impl(engine).replays; }
+
+void set_poison_byte(Engine& engine, int byte) {
+  EngineTestAccess::impl(engine).poison = byte >= 0 && byte <= 255 ? byte : -1;
+}
+
+}  // namespace testing
+
 
 int Engine::device_id() const { return impl_->device; }
 

@@ -1,5 +1,6 @@
 // The CUDA engine's entry points in a build without nvcc: no device is ever usable.
 #include "ccl/cuda_engine.h"
+#include "ccl/cuda_engine_testing.h"
 
 namespace ccl::cuda {
 
@@ -32,8 +33,11 @@ StageTimes Engine::stage_times() const { return {}; }
 void Engine::set_tuning(const Tuning&) {}
 Tuning Engine::tuning() const { return {}; }
 bool Engine::last_report_sorted() const { return false; }
-uint64_t Engine::graph_replays() const { return 0; }
-void Engine::set_poison_byte(int) {}
 int Engine::device_id() const { return -1; }
+
+namespace testing {
+uint64_t graph_replays(const Engine&) { return 0; }
+void set_poison_byte(Engine&, int) {}
+}  // namespace testing
 
 }  // namespace ccl::cuda

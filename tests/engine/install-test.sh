@@ -50,7 +50,7 @@ libdir=$(ccl_pc --variable=libdir ccl)
 includedir=$(ccl_pc --variable=includedir ccl)
 
 missing=""
-for h in types.h reference.h luma.h tracker.h cuda_engine.h; do
+for h in types.h reference.h luma.h tracker.h cuda_engine.h cuda_engine_testing.h; do
   [ -e "$includedir/ccl/$h" ] || missing+=" ccl/$h"
 done
 for f in "$libdir/libccl.so" "$libdir/$soname"; do [ -e "$f" ] || missing+=" ${f##*/}"; done

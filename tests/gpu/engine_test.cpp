@@ -77,7 +77,7 @@ TEST(GpuEngine, FeaturesOnlyFramesMatchTheReferenceTable) {
 TEST(GpuEngine, FollowsFrameSizeChanges) {
   CCL_REQUIRE_DEVICE();
   cuda::Engine own;  // starts without scratch and must grow and shrink with the frames
-  own.set_poison_byte(0x5C);
+  cuda::testing::set_poison_byte(own, 0x5C);
   const std::pair<int, int> sizes[] = {{640, 480}, {3840, 2160}, {17, 5}, {1, 1},
                                        {1920, 1080}, {4097, 3}, {640, 480}};
   uint32_t seed = 20;
@@ -121,7 +121,7 @@ TEST(GpuEngine, ChainedAndUnchainedLaunchesAgree) {
     for (cuda::Profiling profiling :
          {cuda::Profiling::Off, cuda::Profiling::Labeling, cuda::Profiling::Stages}) {
       cuda::Engine own;
-      own.set_poison_byte(0x6B);
+      cuda::testing::set_poison_byte(own, 0x6B);
       cuda::Tuning tuning;
       tuning.chained_launches = chained;
       own.set_tuning(tuning);
@@ -243,13 +243,13 @@ TEST(GpuEngine, ReplayedGraphsFollowNewContentInEachBuffer) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   cuda::Engine own;
-  own.set_poison_byte(0x3D);
+  cuda::testing::set_poison_byte(own, 0x3D);
   const int order[] = {0, 1, 2, 0, 1, 2, 2, 0, 1, 0};
   uint32_t seed = 500;
   for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
     for (int conn : {4, 8})
       for (ThresholdMode mode : {ThresholdMode::Above, ThresholdMode::Otsu}) {
-        const uint64_t replays_before = own.graph_replays();
+        const uint64_t replays_before = cuda::testing::graph_replays(own);
         for (int buffer : order) {
           ++seed;
           const test::GrayImage image =
@@ -273,7 +273,7 @@ TEST(GpuEngine, ReplayedGraphsFollowNewContentInEachBuffer) {
         }
         // Each buffer's graph is captured on its second frame and used from then on:
         // every frame but the first of each buffer.
-        EXPECT_EQ(own.graph_replays() - replays_before, 7u)
+        EXPECT_EQ(cuda::testing::graph_replays(own) - replays_before, 7u)
             << describe(make_options(algorithm, conn, mode));
       }
   cudaStreamDestroy(stream);

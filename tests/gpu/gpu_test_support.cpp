@@ -10,7 +10,7 @@ namespace ccl::gpu_test {
 cuda::Engine& engine() {
   static cuda::Engine* instance = [] {
     auto* e = new cuda::Engine(-1);
-    e->set_poison_byte(0xAB);
+    cuda::testing::set_poison_byte(*e, 0xAB);
     return e;
   }();
   return *instance;

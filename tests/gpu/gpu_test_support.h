@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ccl/cuda_engine.h"
+#include "ccl/cuda_engine_testing.h"
 #include "ccl/reference.h"
 #include "ccl/types.h"
 #include "compare.h"

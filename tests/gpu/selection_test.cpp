@@ -79,7 +79,7 @@ TEST_P(DeviceSelection, MatchesTheHostSelection) {
   const int connectivity = GetParam();
   // Its own engine, so that its host table starts small and has to grow here.
   cuda::Engine own;
-  own.set_poison_byte(0xC3);
+  cuda::testing::set_poison_byte(own, 0xC3);
   PathsSeen seen;
   struct Image {
     int width, height;
@@ -133,7 +133,7 @@ TEST(DeviceSelection, InPlaceViewAndDeviceTable) {
   device.planes[0] = plane;
   device.strides[0] = pitch;
   cuda::Engine own;
-  own.set_poison_byte(0x5A);
+  cuda::testing::set_poison_byte(own, 0x5A);
   for (uint32_t max_components : {UINT32_MAX, 5000u, 64u}) {
     Options options = make_options(Algorithm::HA, 8, ThresholdMode::Above);
     options.min_area = 2;

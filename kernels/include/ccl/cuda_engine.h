@@ -13,6 +13,8 @@ typedef struct CUstream_st* cudaStream_t;
 
 namespace ccl::cuda {
 
+struct EngineTestAccess;
+
 /// True when this build has CUDA support compiled in.
 bool compiled_with_cuda();
 
@@ -128,17 +130,10 @@ class Engine {
   /// order them).
   bool last_report_sorted() const;
 
-  /// Frames so far whose labeling ran as a replayed CUDA graph (Tuning::graphs).
-  uint64_t graph_replays() const;
-
-  /// Test hook: with byte in 0..255, every scratch and output buffer (device and
-  /// pinned host) is filled with it before each frame's work, so that stale values
-  /// cannot pass for results; -1 (the default) turns it off.
-  void set_poison_byte(int byte);
-
   int device_id() const;
 
  private:
+  friend struct EngineTestAccess;  // ccl/cuda_engine_testing.h
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
