@@ -23,6 +23,7 @@
 #include "anchors.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/reference.h"
+#include "args.h"
 #include "cuda_util.h"
 #include "measure.h"
 #include "report.h"
@@ -63,14 +64,6 @@ struct Frame {
   ccl::test::GrayImage gray;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  std::stringstream ss(s);
-  for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
-}
-
 [[noreturn]] void usage(const char* why) {
   std::cerr << "ccl_bench: " << why << "\n"
             << "usage: ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N] "
@@ -102,29 +95,29 @@ Config parse_args(int argc, char** argv) {
     else if (a == "--no-graphs") c.graphs = false;
     else if (a == "--no-chain") c.chained = false;
     else if (a == "--sizes") {
-      for (const std::string& s : split(value())) {
+      for (const std::string& s : bench::split(value())) {
         Size z{};
         if (std::sscanf(s.c_str(), "%dx%d", &z.width, &z.height) != 2) usage("bad size");
         c.sizes.push_back(z);
       }
     } else if (a == "--densities") {
-      for (const std::string& s : split(value())) c.densities.push_back(std::stod(s));
+      for (const std::string& s : bench::split(value())) c.densities.push_back(std::stod(s));
     } else if (a == "--granularities") {
       c.granularities.clear();
-      for (const std::string& s : split(value())) c.granularities.push_back(std::stoi(s));
+      for (const std::string& s : bench::split(value())) c.granularities.push_back(std::stoi(s));
     } else if (a == "--algorithms") {
       c.algorithms.clear();
-      for (const std::string& s : split(value())) {
+      for (const std::string& s : bench::split(value())) {
         ccl::Algorithm algorithm;
         if (!ccl::parse(s, &algorithm)) usage("unknown algorithm");
         c.algorithms.push_back(algorithm);
       }
     } else if (a == "--connectivity") {
       c.connectivities.clear();
-      for (const std::string& s : split(value())) c.connectivities.push_back(std::stoi(s));
+      for (const std::string& s : bench::split(value())) c.connectivities.push_back(std::stoi(s));
     } else if (a == "--modes") {
       c.write_labels.clear();
-      for (const std::string& s : split(value())) {
+      for (const std::string& s : bench::split(value())) {
         if (s == "labels") c.write_labels.push_back(true);
         else if (s == "features") c.write_labels.push_back(false);
         else usage("unknown mode");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ccl/cuda_engine.h"
+#include "args.h"
 #include "cuda_util.h"
 
 namespace {
@@ -30,14 +31,6 @@ struct Config {
   bool write_labels = true;
   std::string csv = "engine_streams.csv";
 };
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> parts;
-  std::stringstream ss(s);
-  for (std::string p; std::getline(ss, p, ',');)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
-}
 
 Config parse(int argc, char** argv) {
   Config c;
@@ -53,10 +46,10 @@ Config parse(int argc, char** argv) {
     else if (a == "--features-only") c.write_labels = false;
     else if (a == "--threads") {
       c.threads.clear();
-      for (const auto& t : split(value())) c.threads.push_back(std::stoi(t));
+      for (const auto& t : bench::split(value())) c.threads.push_back(std::stoi(t));
     } else if (a == "--sizes") {
       c.sizes.clear();
-      for (const auto& s : split(value()))
+      for (const auto& s : bench::split(value()))
         c.sizes.push_back({std::stoi(s.substr(0, s.find('x'))), std::stoi(s.substr(s.find('x') + 1))});
     } else {
       std::fprintf(stderr, "usage: engine_streams [--sizes WxH,...] [--threads N,...] "

@@ -17,15 +17,8 @@ soname=libccl.so.0
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ccl-engine-install.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -z "${2:-}" ] || sed 's/^/# /' <<<"$2"
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# shellcheck source=../common/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
 echo "1..5"
 

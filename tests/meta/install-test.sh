@@ -20,21 +20,8 @@ soname=libgstccl-1.0.so.1
 stage=$(mktemp -d "${TMPDIR:-/tmp}/ccl-install.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); failed=$((failed + 1))
-  echo "not ok $n - $1"
-  [ -z "${2:-}" ] || sed 's/^/# /' <<<"$2"
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# check NAME COMMAND...: one case from a command's status, its output shown on failure.
-check() {
-  local name=$1 out
-  shift
-  if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
-}
+# shellcheck source=../common/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
 echo "1..9"
 
