@@ -435,7 +435,6 @@ void set_poison_byte(Engine& engine, int byte) {
 
 }  // namespace testing
 
-
 int Engine::device_id() const { return impl_->device; }
 
 }  // namespace ccl::cuda

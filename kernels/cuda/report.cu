@@ -34,6 +34,8 @@ constexpr uint32_t kMostOrderedInFrame = 1u << 20;
 constexpr int kAreasPerThread = int(kCountedAreas) / kReportBlock;
 static_assert(kCountedAreas % kReportBlock == 0, "whole areas per thread");
 
+/// Maximum for cub::BlockReduce: cub::Max is gone from CUDA 13's CCL, and
+/// cuda::maximum is missing from the CUDA 12 releases Jetson ships.
 struct Larger {
   __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };

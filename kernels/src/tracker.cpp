@@ -167,7 +167,7 @@ struct Tracker::Impl {
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
   std::vector<uint64_t> keyed;
-  std::vector<const Component*> pointers;  // update(vector)'s, kept between frames
+  std::vector<const Component*> pointers;  // update(TableView)'s, kept between frames
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
   // What the pairing reads of each track that searches this frame, packed apart from
@@ -838,11 +838,11 @@ void Tracker::update(int width, int height, const Component* const* components, 
   impl_->update(width, height, components, n, out);
 }
 
-void Tracker::update(int width, int height, const std::vector<Component>& components,
+void Tracker::update(int width, int height, TableView components,
                      std::vector<TrackInfo>& out) {
   std::vector<const Component*>& pointers = impl_->pointers;
-  pointers.resize(components.size());
-  for (size_t i = 0; i < components.size(); ++i) pointers[i] = &components[i];
+  pointers.resize(components.size);
+  for (size_t i = 0; i < components.size; ++i) pointers[i] = &components.data[i];
   impl_->update(width, height, pointers.data(), pointers.size(), out);
 }
 

@@ -93,7 +93,7 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
   const ccl::TrackerOptions& current = backend->tracker.options();
   if (current.max_lost != options.max_lost || current.trail_length != options.trail_length)
     backend->tracker.set_options(options);
-  backend->tracker.update(width, height, sel.kept.data(), sel.kept.size(), backend->tracks);
+  backend->tracker.update(width, height, sel.table, backend->tracks);
   backend->tracked = true;
 
   for (size_t i = 0; i < sel.n_reported; ++i) {
@@ -124,13 +124,12 @@ void track(CclBackend* backend, int width, int height, const CclSettings* settin
 // The `limit` largest reported components (area, then label, as max-components ranks
 // them), listed in the order they are reported in.
 void pick_roi(CclBackend* backend, guint limit, CclReport* report) {
-  const ccl::plugin::Selection& reported = backend->selection;
+  const ccl::TableView reported = backend->selection.table;
   std::vector<guint>& roi = backend->roi;
-  roi.resize(reported.n_reported);
+  roi.resize(reported.size);
   for (guint i = 0; i < roi.size(); ++i) roi[i] = i;
   std::nth_element(roi.begin(), roi.begin() + limit, roi.end(), [&](guint a, guint b) {
-    const GstCclComponent &x = reported[a], &y = reported[b];
-    return x.area != y.area ? x.area > y.area : x.label < y.label;
+    return ccl::reported_before(reported.data[a], reported.data[b]);
   });
   roi.resize(limit);
   std::sort(roi.begin(), roi.end());

@@ -61,8 +61,9 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // Renumbers OpenCV's labels into the contract's order (raster order of first pixels, docs/CONTRACT.md) when
-  // they are not already, and adds the moments OpenCV does not compute.
+  // Renumbers OpenCV's labels into the contract's order (raster order of first pixels,
+  // docs/CONTRACT.md) when they are not already, and adds the moments OpenCV does not
+  // compute.
   void features(uint32_t n, Result& out) {
     const int w = labels_.cols, h = labels_.rows;
     remap_.assign(size_t(n) + 1, 0);

@@ -22,15 +22,12 @@ GstCclComponent to_gst(const Component& c) {
 
 void select_components(TableView reported, uint32_t num_components, bool for_overlay,
                        Selection& out) {
-  out.kept.resize(reported.size);
+  out.table = reported;
   // One block for every entry, written in place (no per-component allocation): the
   // metadata takes it as it is.
   out.reported.reset(reported.size ? g_new(GstCclComponent, reported.size) : nullptr);
   out.n_reported = reported.size;
-  for (uint32_t i = 0; i < reported.size; ++i) {
-    out.kept[i] = &reported.data[i];
-    out.reported[i] = to_gst(reported.data[i]);
-  }
+  for (uint32_t i = 0; i < reported.size; ++i) out.reported[i] = to_gst(reported.data[i]);
 
   out.marks.clear();
   out.color_key.clear();

@@ -22,7 +22,7 @@ struct GFree {
 
 struct Selection {
   /// The reported components' metadata entries, in the order they are reported, in
-  /// one g_malloc'ed block that the frame's GstCclMeta takes over (take_reported()).
+  /// one g_malloc'ed block that the frame's GstCclMeta takes over (CclReport).
   std::unique_ptr<GstCclComponent[], GFree> reported;
   size_t n_reported = 0;
   /// color_key[l]: the color key of label l (its track's when tracking, else the
@@ -32,18 +32,15 @@ struct Selection {
   std::vector<overlay::Mark> marks;
   /// The trail segments of the reported components' tracks (overlay=trails).
   std::vector<overlay::Segment> trails;
-  /// The reported components' table entries, in the order of `reported` (the tracker
-  /// reads them); kept between frames to reuse its memory.
-  std::vector<const Component*> kept;
-
-  GstCclComponent& operator[](size_t i) { return reported[i]; }
-  const GstCclComponent& operator[](size_t i) const { return reported[i]; }
+  /// The reported components' table entries, in the order of `reported`, where the
+  /// backend left them (the tracker and the ROI pick read them).
+  TableView table;
 };
 
 GstCclComponent to_gst(const Component& c);
 
 /// Fills `out` from the reported components of a frame with num_components in all.
-/// With for_overlay false only `reported` and `kept` are filled: nothing will be drawn.
+/// With for_overlay false only `reported` and `table` are filled: nothing will be drawn.
 void select_components(TableView reported, uint32_t num_components, bool for_overlay,
                        Selection& out);
 

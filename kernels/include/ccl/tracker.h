@@ -81,8 +81,11 @@ class Tracker {
   /// does not change the ids (ties are broken by label).
   void update(int width, int height, const Component* const* components, size_t n,
               std::vector<TrackInfo>& out);
+  void update(int width, int height, TableView components, std::vector<TrackInfo>& out);
   void update(int width, int height, const std::vector<Component>& components,
-              std::vector<TrackInfo>& out);
+              std::vector<TrackInfo>& out) {
+    update(width, height, TableView{components.data(), uint32_t(components.size())}, out);
+  }
 
   /// The trail of the i-th component of the last update(), oldest point first (its
   /// last point is this frame's centroid); empty when trail_length is 0.
