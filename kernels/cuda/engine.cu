@@ -24,8 +24,7 @@
 #include "ccl/cuda_engine_testing.h"
 #include "check.h"
 #include "geometry.h"
-#include "ha.h"
-#include "komura.h"
+#include "labeler.h"
 #include "report.h"
 #include "threshold.h"
 
@@ -77,7 +76,7 @@ struct GraphKey {
     mode = int(o.mode);
     threshold = o.mode == ThresholdMode::Otsu ? 0 : o.threshold;
     write_labels = o.write_labels;
-    wide_windows = o.algorithm == Algorithm::HA && t.ha_wide_windows;
+    wide_windows = t.ha_wide_windows;
     chained = t.chained_launches;
     min_area = o.min_area;
     max_components = o.max_components;
@@ -144,6 +143,8 @@ struct Engine::Impl {
   DeviceBuffer<uint64_t> mask;    // foreground bits (geometry.h)
   DeviceBuffer<FrameInfo> info;
   DeviceBuffer<uint8_t> upload;   // label_host's copy of the luma plane
+  DeviceBuffer<uint8_t> labeler_scratch;  // Labeler::scratch_bytes (labeler.h)
+  MappedBuffer<uint32_t> host_flag;       // for labelers with host rounds
   OtsuStage otsu;
   Analysis analysis;
   Reporter report;
@@ -184,6 +185,9 @@ struct Engine::Impl {
     moved |= info.reserve(1);
     if (options.write_labels) moved |= output.reserve(g.pixels());
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
+    const Labeler& labeler = cuda::labeler(options.algorithm);
+    moved |= labeler_scratch.reserve(labeler.scratch_bytes(g, options.connectivity));
+    if (labeler.host_rounds()) host_flag.reserve(1);
     const size_t components = worst_case_components(g, options.connectivity);
     moved |= analysis.reserve(g, components, sm_count);
     moved |= report.reserve(components, options.max_components, sm_count);
@@ -200,36 +204,37 @@ struct Engine::Impl {
                       bool with_report, cudaStream_t s) {
     if (options.mode == ThresholdMode::Otsu) otsu.enqueue(image, info.get(), s);
     mark(kThresholded, s);
-    const Foreground fg = make_foreground(image, options, info.get());
-    const int conn = options.connectivity;
     // A stage mark between two kernels (Profiling::Stages) leaves the second one
     // waiting for the first to finish, as the marks need.
-    const bool chain = chained();
-    if (options.algorithm == Algorithm::HA) {
-      ha_label_strips(fg, geo, labels.get(), mask.get(), conn, tuning.ha_wide_windows, s);
-      mark(kLocal, s);
-      ha_merge_borders(geo, mask.get(), labels.get(), conn, s, chain);
-    } else {
-      ke_initialize(fg, geo, labels.get(), mask.get(), conn, s);
-      mark(kLocal, s);
-      ke_compress(geo, labels.get(), s, chain);
-      // No second compression: the analysis walks only from run starts, and its
-      // walks leave ids behind them, so flattening every pixel first costs more than
-      // the few longer walks it would save.
-      ke_reduce(geo, mask.get(), labels.get(), conn, s, chain);
-    }
+    const LabelingFrame frame{make_foreground(image, options, info.get()),
+                              geo,
+                              labels.get(),
+                              mask.get(),
+                              options.connectivity,
+                              tuning,
+                              chained(),
+                              labeler_scratch.get(),
+                              host_flag.host(),
+                              host_flag.device(),
+                              s};
+    const Labeler& labeler = cuda::labeler(options.algorithm);
+    labeler.local(frame);
+    mark(kLocal, s);
+    labeler.merge(frame);
     mark(kMerged, s);
-    analysis.number(geo, mask.get(), labels.get(), conn, info.get(), s);
+    analysis.number(geo, mask.get(), labels.get(), options.connectivity, info.get(), s);
     analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
-                     s, chain);
-    if (with_report) report.launch(s, chain);
+                     s, chained());
+    if (with_report) report.launch(s, chained());
   }
 
   /// The graph to replay for `key`, capturing one when a recent frame had the same key;
   /// null when the kernels are to be launched one by one.
   const GraphExec* graph_for(const GraphKey& key, const ImageView& image,
                              const FrameGeometry& geo, const Options& options) {
-    if (!tuning.graphs || profiling_level == Profiling::Stages) return nullptr;
+    if (!tuning.graphs || profiling_level == Profiling::Stages ||
+        cuda::labeler(options.algorithm).host_rounds())
+      return nullptr;
     for (size_t i = 0; i < graphs.size(); ++i)
       if (graphs[i].key == key) {
         std::rotate(graphs.begin() + i, graphs.begin() + i + 1, graphs.end());
@@ -265,6 +270,8 @@ struct Engine::Impl {
     output.fill_bytes(byte, g.pixels(), s);
     mask.fill_bytes(byte, g.mask_words(), s);
     info.fill_bytes(byte, 1, s);
+    labeler_scratch.fill_bytes(
+        byte, cuda::labeler(options.algorithm).scratch_bytes(g, options.connectivity), s);
     // Host buffers the previous frame's kernels wrote: that frame must be finished.
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
     const size_t components = worst_case_components(g, options.connectivity);

@@ -46,7 +46,23 @@ const char* to_string(ThresholdMode m) {
   return "?";
 }
 
-const char* to_string(Algorithm a) { return a == Algorithm::HA ? "ha4" : "komura"; }
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> list = {
+#define CCL_ALGORITHM(id, nick, title, description) {Algorithm::id, nick, title, description},
+#include "ccl/algorithms.def"
+#undef CCL_ALGORITHM
+  };
+  return list;
+}
+
+const AlgorithmInfo& info(Algorithm a) {
+  const auto& list = algorithms();
+  const size_t i = size_t(a);
+  if (i >= list.size()) throw Error("unknown algorithm " + std::to_string(int(a)));
+  return list[i];
+}
+
+const char* to_string(Algorithm a) { return info(a).nick; }
 
 bool parse(const std::string& text, ThresholdMode* out) {
   for (ThresholdMode m : {ThresholdMode::Above, ThresholdMode::Below, ThresholdMode::Otsu})
@@ -58,14 +74,13 @@ bool parse(const std::string& text, ThresholdMode* out) {
 }
 
 bool parse(const std::string& text, Algorithm* out) {
-  if (text == to_string(Algorithm::HA) || text == "ha") {
-    *out = Algorithm::HA;
-    return true;
-  }
-  if (text == to_string(Algorithm::Komura) || text == "ke") {
-    *out = Algorithm::Komura;
-    return true;
-  }
+  // Short names kept from the first two algorithms' command lines.
+  const std::string name = text == "ha" ? "ha4" : text == "ke" ? "komura" : text;
+  for (const AlgorithmInfo& a : algorithms())
+    if (name == a.nick) {
+      *out = a.id;
+      return true;
+    }
   return false;
 }
 

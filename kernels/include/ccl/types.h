@@ -15,7 +15,26 @@ enum class MemorySpace { Host, Device };
 
 enum class ThresholdMode { Above, Below, Otsu };
 
-enum class Algorithm { HA, Komura };
+/// The labeling algorithms (ccl/algorithms.def, the registry; every one gives the same
+/// labels and features).
+enum class Algorithm {
+#define CCL_ALGORITHM(id, nick, title, description) id,
+#include "ccl/algorithms.def"
+#undef CCL_ALGORITHM
+};
+
+/// One registry entry of ccl/algorithms.def.
+struct AlgorithmInfo {
+  Algorithm id;
+  const char* nick;         // "ha4", "komura", ...: what users type
+  const char* title;        // the method and its authors
+  const char* description;  // one line
+};
+
+/// Every algorithm, in registry order (the order of Algorithm's values).
+const std::vector<AlgorithmInfo>& algorithms();
+/// The registry entry of `a`; throws ccl::Error for a value outside the registry.
+const AlgorithmInfo& info(Algorithm a);
 
 /// Largest number of pixels an image may have (W*H < 2^31, docs/CONTRACT.md).
 constexpr int64_t kMaxPixels = (int64_t(1) << 31) - 1;
@@ -40,8 +59,8 @@ int luma_bytes_per_pixel(PixelFormat f);
 const char* to_string(PixelFormat f);
 const char* to_string(ThresholdMode m);
 const char* to_string(Algorithm a);
-/// The inverse of to_string (plus the short names "ha" and "ke" for algorithms);
-/// false, leaving *out alone, for any other text.
+/// The inverse of to_string (for algorithms the registry's nick, plus the short names
+/// "ha" and "ke"); false, leaving *out alone, for any other text.
 bool parse(const std::string& text, ThresholdMode* out);
 bool parse(const std::string& text, Algorithm* out);
 

@@ -2,10 +2,9 @@
 // the use of conventional iteration" (CPC 2015), and its 8-way form with the reduction
 // decision tree of S. Allegretti et al., "Optimizing GPU-based connected components
 // labeling algorithms" (IPAS 2018), algorithms 3 and 4.
-#include "komura.h"
-
 #include "chain.h"
 #include "check.h"
+#include "labeler.h"
 #include "mask_store.cuh"
 #include "segments.cuh"
 #include "union_find.cuh"
@@ -127,8 +126,6 @@ __global__ void __launch_bounds__(kWordBlock)
   }
 }
 
-}  // namespace
-
 void ke_initialize(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
                    uint64_t* mask, int connectivity, cudaStream_t stream) {
   const unsigned tiles_x = ceil_div(geo.width, 32);
@@ -156,6 +153,28 @@ void ke_reduce(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
   const unsigned blocks = ceil_div(size_t(words), kWordBlock);
   launch("ke_reduce_kernel", connectivity == 4 ? ke_reduce_kernel<4> : ke_reduce_kernel<8>, blocks,
          kWordBlock, stream, chained, geo, mask, labels, words);
+}
+
+class Komura final : public Labeler {
+ public:
+  void local(const LabelingFrame& f) const override {
+    ke_initialize(f.fg, f.geo, f.labels, f.mask, f.connectivity, f.stream);
+  }
+  void merge(const LabelingFrame& f) const override {
+    ke_compress(f.geo, f.labels, f.stream, f.chained);
+    // No second compression: the analysis walks only from run starts, and its walks
+    // leave ids behind them, so flattening every pixel first costs more than the few
+    // longer walks it would save.
+    ke_reduce(f.geo, f.mask, f.labels, f.connectivity, f.stream, f.chained);
+  }
+};
+
+}  // namespace
+
+template <>
+const Labeler& labeler_of<Algorithm::Komura>() {
+  static const Komura instance;
+  return instance;
 }
 
 }  // namespace ccl::cuda

@@ -2,10 +2,9 @@
 // analysis algorithms for GPUs" (DASIP 2018): algorithm 3 (strip labeling) and
 // algorithm 4 (border merging), with algorithm 7's two pixels per thread. The 8-way
 // form unites runs of adjacent rows that overlap or touch diagonally (segments.cuh).
-#include "ha.h"
-
 #include "chain.h"
 #include "check.h"
+#include "labeler.h"
 #include "mask_store.cuh"
 #include "segments.cuh"
 #include "union_find.cuh"
@@ -226,8 +225,6 @@ void launch_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* lab
   check_launch("ha_strip_kernel");
 }
 
-}  // namespace
-
 void ha_label_strips(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
                      uint64_t* mask, int connectivity, bool wide_windows, cudaStream_t stream) {
   if (connectivity == 4)
@@ -250,6 +247,25 @@ void ha_merge_borders(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
   launch("ha_merge_kernel", connectivity == 4 ? ha_merge_kernel<4> : ha_merge_kernel<8>, blocks,
          dim3(kWarpSize, kWindowWarps), stream, chained, geo, mask, labels, windows,
          window_blocks, borders_per_row, chunk_tasks);
+}
+
+class Ha final : public Labeler {
+ public:
+  void local(const LabelingFrame& f) const override {
+    ha_label_strips(f.fg, f.geo, f.labels, f.mask, f.connectivity, f.tuning.ha_wide_windows,
+                    f.stream);
+  }
+  void merge(const LabelingFrame& f) const override {
+    ha_merge_borders(f.geo, f.mask, f.labels, f.connectivity, f.stream, f.chained);
+  }
+};
+
+}  // namespace
+
+template <>
+const Labeler& labeler_of<Algorithm::HA>() {
+  static const Ha instance;
+  return instance;
 }
 
 }  // namespace ccl::cuda

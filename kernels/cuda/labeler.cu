@@ -1,0 +1,19 @@
+// The registry's lookup: ccl/algorithms.def names every algorithm, and each
+// labelers/*.cu file supplies its labeler.
+#include "labeler.h"
+
+#include <string>
+
+namespace ccl::cuda {
+
+const Labeler& labeler(Algorithm a) {
+  switch (a) {
+#define CCL_ALGORITHM(id, nick, title, description) \
+  case Algorithm::id: return labeler_of<Algorithm::id>();
+#include "ccl/algorithms.def"
+#undef CCL_ALGORITHM
+  }
+  throw Error("unknown algorithm " + std::to_string(int(a)));
+}
+
+}  // namespace ccl::cuda
