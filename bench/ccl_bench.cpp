@@ -36,6 +36,12 @@ struct Size {
   int width, height;
 };
 
+std::vector<ccl::Algorithm> all_algorithms() {
+  std::vector<ccl::Algorithm> list;
+  for (const ccl::AlgorithmInfo& a : ccl::algorithms()) list.push_back(a.id);
+  return list;
+}
+
 struct Config {
   std::string csv = "ccl_bench.csv";
   std::string anchors;
@@ -43,7 +49,7 @@ struct Config {
   std::vector<Size> sizes;
   std::vector<double> densities;  // empty: ANCHORS.md's rows
   std::vector<int> granularities = {1, 4, 16};
-  std::vector<ccl::Algorithm> algorithms = {ccl::Algorithm::HA, ccl::Algorithm::Komura};
+  std::vector<ccl::Algorithm> algorithms = all_algorithms();
   std::vector<int> connectivities = {4, 8};
   std::vector<bool> write_labels = {true, false};
   int64_t check_limit = int64_t(2048) * 2048;
@@ -68,7 +74,7 @@ struct Frame {
   std::cerr << "ccl_bench: " << why << "\n"
             << "usage: ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N] "
                "[--sizes WxH,...] [--densities D,...] [--granularities G,...] "
-               "[--algorithms ha4,komura] [--connectivity 4,8] [--modes labels,features] "
+               "[--algorithms NICK,... (default: all of ccl::algorithms())] [--connectivity 4,8] [--modes labels,features] "
                "[--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain] [--anchors PATH] "
                "[--device N] [--min-area N] [--max-components N]\n";
   std::exit(2);

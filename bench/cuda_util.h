@@ -1,10 +1,9 @@
-// The benchmark's CUDA helpers: the engine's own RAII owners and error check
-// (kernels/cuda/check.h, buffers.h), plus microseconds between events.
+// The benchmark's CUDA helpers: the engine's RAII owners and error check
+// (ccl/cuda_memory.h), plus microseconds between events.
 #pragma once
 
-#include "buffers.h"
+#include "ccl/cuda_memory.h"
 #include "ccl/types.h"
-#include "check.h"
 
 namespace bench {
 

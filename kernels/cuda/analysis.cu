@@ -9,7 +9,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "chain.h"
-#include "check.h"
+#include "ccl/cuda_memory.h"
 #include "moments.cuh"
 #include "segments.cuh"
 #include "table_store.cuh"

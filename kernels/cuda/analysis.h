@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "buffers.h"
+#include "ccl/cuda_memory.h"
 #include "ccl/types.h"
 #include "geometry.h"
 #include "threshold.h"

@@ -10,7 +10,7 @@
 
 #include <utility>
 
-#include "check.h"
+#include "ccl/cuda_memory.h"
 
 namespace ccl::cuda {
 

@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "analysis.h"
-#include "buffers.h"
+#include "ccl/cuda_memory.h"
+#include "graph_exec.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/cuda_engine_testing.h"
-#include "check.h"
 #include "geometry.h"
 #include "labeler.h"
 #include "report.h"

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "ccl/cuda_engine.h"
+
 namespace ccl::cuda {
 
 const Labeler& labeler(Algorithm a) {
@@ -15,5 +17,7 @@ const Labeler& labeler(Algorithm a) {
   }
   throw Error("unknown algorithm " + std::to_string(int(a)));
 }
+
+bool waits_on_host(Algorithm a) { return labeler(a).host_rounds(); }
 
 }  // namespace ccl::cuda

@@ -48,7 +48,7 @@ struct LabelingFrame {
 ///    a run inside an aligned 64-column window must be a node (its label is read);
 ///    other foreground pixels may hold anything non-zero.
 /// Stateless: one instance serves every engine and thread; per-frame memory comes in
-/// LabelingFrame. Every launch is checked (check.h) and goes to frame.stream.
+/// LabelingFrame. Every launch is checked (ccl/cuda_memory.h) and goes to frame.stream.
 class Labeler {
  public:
   virtual ~Labeler() = default;

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "chain.h"
-#include "check.h"
+#include "ccl/cuda_memory.h"
 #include "table_store.cuh"
 
 namespace ccl::cuda {

@@ -24,7 +24,7 @@
 
 #include <cstdint>
 
-#include "buffers.h"
+#include "ccl/cuda_memory.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/types.h"
 #include "threshold.h"

@@ -7,7 +7,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "ccl/luma.h"
-#include "check.h"
+#include "ccl/cuda_memory.h"
 
 namespace ccl::cuda {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "buffers.h"
+#include "ccl/cuda_memory.h"
 #include "ccl/types.h"
 #include "foreground.cuh"
 

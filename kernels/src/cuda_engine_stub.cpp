@@ -10,6 +10,8 @@ constexpr const char* kNoCuda = "cudaccl was built without CUDA support (nvcc wa
 
 bool compiled_with_cuda() { return false; }
 
+bool waits_on_host(Algorithm) { return false; }
+
 bool device_usable(int, std::string* why) {
   if (why) *why = kNoCuda;
   return false;

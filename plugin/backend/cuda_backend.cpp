@@ -14,7 +14,7 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "backend/cuda_memory.h"
+#include "ccl/cuda_memory.h"
 #include "backend/planes.h"
 #include "ccl/cuda_engine.h"
 #include "overlay/overlay_cuda.h"
@@ -22,6 +22,14 @@
 namespace ccl::plugin {
 
 namespace {
+
+using cuda::DeviceBuffer;
+using cuda::Event;
+using cuda::PinnedBuffer;
+// A blocking stream (the default flags): its work waits for the legacy default stream
+// of the context, where GStreamer 1.22's CUDA memory does its own uploads (a
+// host-written GstCudaMemory is copied to the device when mapped with GST_MAP_CUDA).
+using cuda::Stream;
 
 // Host frame rows <-> packed staging rows.
 void pack_rows(uint8_t* dst, const uint8_t* src, size_t stride, PlaneSize s) {
@@ -114,20 +122,20 @@ class CudaBackend final : public Backend {
     cuda::check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), table_bytes,
                                cudaMemcpyHostToDevice, s),
                "cudaMemcpyAsync (overlay tables)");
-    const auto* d_keys = table_device_.get<const uint32_t>();
+    const auto* d_keys = reinterpret_cast<const uint32_t*>(table_device_.get());
     const auto* d_marks = reinterpret_cast<const overlay::Mark*>(table_device_.get() + key_bytes);
     const auto* d_segments = reinterpret_cast<const overlay::Segment*>(
         table_device_.get() + key_bytes + mark_bytes);
 
     if (marks) {
-      owner_.reserve(size_t(w) * size_t(h) * sizeof(uint32_t), "cudaMalloc (mark buffer)");
+      owner_.reserve(size_t(w) * size_t(h), "cudaMalloc (mark buffer)");
       overlay::cuda::rasterize_marks(d_marks, uint32_t(selection.marks.size()), d_segments,
                                      uint32_t(selection.trails.size()), flags, w, h,
-                                     owner_.get<uint32_t>(), s);
+                                     owner_.get(), s);
     }
     const overlay::Scene scene{(flags & overlay::kFill) ? engine_->device_labels() : nullptr,
                                d_keys, uint32_t(selection.color_key.size() - 1),
-                               marks ? owner_.get<const uint32_t>() : nullptr, alpha256};
+                               marks ? owner_.get() : nullptr, alpha256};
     if ((flags & overlay::kFill) && !scene.labels)
       throw Error("cuda backend: the engine kept no label image for the fill overlay");
     overlay::Target target{frame.format, w, h, {}, {}};
@@ -176,7 +184,7 @@ class CudaBackend final : public Backend {
 
   void upload(const ImageView& frame, int p) {
     const PlaneSize size = plane_size(frame.format, frame.width, frame.height, p);
-    if (staging_[p].size() < size.bytes() || planes_[p].size() < size.bytes())
+    if (staging_[p].capacity() < size.bytes() || planes_[p].capacity() < size.bytes())
       throw Error("cuda backend: frame larger than the configured caps");
     pack_rows(staging_[p].get(), static_cast<const uint8_t*>(frame.planes[p]), frame.strides[p],
               size);
@@ -188,11 +196,11 @@ class CudaBackend final : public Backend {
   std::unique_ptr<cuda::Engine> engine_;
   std::unique_ptr<Stream> stream_;
   std::unique_ptr<Event> start_, labeled_, draw_start_, drawn_;
-  PinnedBuffer staging_[3];
-  DeviceBuffer planes_[3];
-  PinnedBuffer table_staging_;
-  DeviceBuffer table_device_;
-  DeviceBuffer owner_;
+  PinnedBuffer<uint8_t> staging_[3];
+  DeviceBuffer<uint8_t> planes_[3];
+  PinnedBuffer<uint8_t> table_staging_;
+  DeviceBuffer<uint8_t> table_device_;
+  DeviceBuffer<uint32_t> owner_;
   float label_ms_ = 0, draw_ms_ = 0;
   bool has_labels_ = false, has_planes_ = false;
 };

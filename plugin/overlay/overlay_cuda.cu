@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "check.h"
+#include "ccl/cuda_memory.h"
 
 namespace ccl::overlay::cuda {
 

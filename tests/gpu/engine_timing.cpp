@@ -32,16 +32,16 @@ int main(int argc, char** argv) {
                         {3840, 2160, 0.9, 16}};
   cuda::Engine engine;
   engine.set_profiling(true);
-  std::printf("%-10s %4s %3s %-3s %5s | %8s %8s %8s %8s %8s %8s  (us, median of %d)\n", "image",
+  std::printf("%-10s %4s %3s %-17s %5s | %8s %8s %8s %8s %8s %8s  (us, median of %d)\n", "image",
               "d", "g", "alg", "conn", "thresh", "local", "merge", "analysis", "publish", "total",
               reps);
   for (const Case& c : cases) {
     const test::Frame frame = test::make_frame(
         test::to_gray(test::yacclab_random(c.w, c.h, c.d, c.g, 1), "t"), PixelFormat::Gray8);
-    for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+    for (const AlgorithmInfo& info : algorithms())
       for (int conn : {8, 4}) {
         Options options;
-        options.algorithm = algorithm;
+        options.algorithm = info.id;
         options.connectivity = conn;
         std::vector<float> t[6];
         Result out;
@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
           const float v[6] = {s.threshold, s.local, s.merge, s.analysis, s.copy, s.total};
           for (int k = 0; k < 6; ++k) t[k].push_back(v[k] * 1000.f);
         }
-        std::printf("%4dx%-5d %4.1f %3d %-3s %5d | %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f  N=%u\n",
-                    c.w, c.h, c.d, c.g, algorithm == Algorithm::HA ? "HA" : "KE", conn,
+        std::printf("%4dx%-5d %4.1f %3d %-17s %5d | %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f  N=%u\n",
+                    c.w, c.h, c.d, c.g, info.nick, conn,
                     median(t[0]), median(t[1]), median(t[2]), median(t[3]), median(t[4]),
                     median(t[5]), out.num_components);
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <cctype>
 #include <sstream>
 #include <thread>
 
@@ -65,13 +66,26 @@ Options make_options(Algorithm algorithm, int connectivity, ThresholdMode mode, 
 
 std::string describe(const Options& options) {
   std::ostringstream s;
-  s << (options.algorithm == Algorithm::HA ? "HA" : "KE") << options.connectivity << " "
+  s << to_string(options.algorithm) << " " << options.connectivity << "-way "
     << to_string(options.mode);
   if (options.mode != ThresholdMode::Otsu) s << " " << options.threshold;
   if (!options.write_labels) s << " features only";
   if (options.min_area > 1) s << " min-area " << options.min_area;
   if (options.max_components != UINT32_MAX) s << " max-components " << options.max_components;
   return s.str();
+}
+
+std::vector<Algorithm> all_algorithms() {
+  std::vector<Algorithm> list;
+  for (const AlgorithmInfo& a : algorithms()) list.push_back(a.id);
+  return list;
+}
+
+std::string test_name(Algorithm a) {
+  std::string name;
+  for (const char* c = to_string(a); *c; ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c))) name += *c;
+  return name;
 }
 
 }  // namespace ccl::gpu_test

@@ -45,4 +45,11 @@ Options make_options(Algorithm algorithm, int connectivity, ThresholdMode mode,
 
 std::string describe(const Options& options);
 
+/// Every algorithm of the registry (ccl/algorithms.def), in its order: what the GPU
+/// tests run, so that a new algorithm is tested without a line here.
+std::vector<Algorithm> all_algorithms();
+
+/// A gtest-safe name of `a` ("ha4", "labelequivalence", ...).
+std::string test_name(Algorithm a);
+
 }  // namespace ccl::gpu_test

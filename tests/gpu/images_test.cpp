@@ -15,7 +15,7 @@ using Variant = std::tuple<Algorithm, int>;
 
 std::string variant_name(const testing::TestParamInfo<Variant>& info) {
   const auto [algorithm, conn] = info.param;
-  return std::string(algorithm == Algorithm::HA ? "HA" : "KE") + std::to_string(conn);
+  return test_name(algorithm) + "_" + std::to_string(conn);
 }
 
 constexpr ThresholdMode kModes[] = {ThresholdMode::Above, ThresholdMode::Below,
@@ -90,7 +90,7 @@ TEST_P(RealImages, MatchReference) {
   for (const auto& image : images) check_image(image, algorithm, conn, "real");
 }
 
-const auto kVariants = testing::Combine(testing::Values(Algorithm::HA, Algorithm::Komura),
+const auto kVariants = testing::Combine(testing::ValuesIn(all_algorithms()),
                                         testing::Values(4, 8));
 INSTANTIATE_TEST_SUITE_P(Gpu, AwkwardImages, kVariants, variant_name);
 INSTANTIATE_TEST_SUITE_P(Gpu, RealImages, kVariants, variant_name);

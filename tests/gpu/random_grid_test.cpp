@@ -74,7 +74,7 @@ TEST_P(RandomGrid, MatchesReference) {
       for (int conn : {4, 8})
         for (ThresholdMode mode : kModes) {
           const Result& want = refs[r++];
-          for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+          for (Algorithm algorithm : all_algorithms())
             if (!expect_matches(frame.view, make_options(algorithm, conn, mode), want, what))
               return;
           if (c.width == 1920) {  // HA's 32-column variant on the smallest size

@@ -98,7 +98,7 @@ TEST_P(DeviceSelection, MatchesTheHostSelection) {
         std::to_string(im.width) + "x" + std::to_string(im.height) + " d" +
             std::to_string(im.density) + " g" + std::to_string(im.granularity));
     const test::Frame frame = test::make_frame(gray, PixelFormat::Gray8, seed % 5);
-    for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura}) {
+    for (Algorithm algorithm : all_algorithms()) {
       Options options = make_options(algorithm, connectivity, ThresholdMode::Above);
       options.write_labels = (seed % 2) == 0;
       expect_selections(own, gray.name, frame.view, options, seen);

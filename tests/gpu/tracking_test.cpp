@@ -49,7 +49,7 @@ TEST(GpuTracking, EngineTablesGiveTheReferenceTracks) {
   CCL_REQUIRE_DEVICE();
   for (const NamedScene& named : scenes()) {
     const test::Scene scene = named.make();
-    for (Algorithm algorithm : {Algorithm::HA, Algorithm::Komura})
+    for (Algorithm algorithm : all_algorithms())
       for (int connectivity : {4, 8}) {
         const Options options =
             make_options(algorithm, connectivity, ThresholdMode::Above);

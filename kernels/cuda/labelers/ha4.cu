@@ -3,7 +3,7 @@
 // algorithm 4 (border merging), with algorithm 7's two pixels per thread. The 8-way
 // form unites runs of adjacent rows that overlap or touch diagonally (segments.cuh).
 #include "chain.h"
-#include "check.h"
+#include "ccl/cuda_memory.h"
 #include "labeler.h"
 #include "mask_store.cuh"
 #include "segments.cuh"

@@ -3,7 +3,7 @@
 // decision tree of S. Allegretti et al., "Optimizing GPU-based connected components
 // labeling algorithms" (IPAS 2018), algorithms 3 and 4.
 #include "chain.h"
-#include "check.h"
+#include "ccl/cuda_memory.h"
 #include "labeler.h"
 #include "mask_store.cuh"
 #include "segments.cuh"

@@ -22,6 +22,13 @@ bool compiled_with_cuda();
 /// otherwise false with the reason (no driver, no device, CUDA error text) in *why.
 bool device_usable(int device_id, std::string* why);
 
+/// True when `a` iterates until a kernel reports no change, with a round trip to the
+/// host per round: Engine::enqueue then returns only once the frame's labeling has
+/// converged (the analysis and report are still queued), and its frames are never
+/// replayed as CUDA graphs. False for algorithms whose launches depend only on the
+/// frame size, and in builds without CUDA.
+bool waits_on_host(Algorithm a);
+
 /// GPU times of the last frame, in milliseconds (0 where a stage did not run or was
 /// not timed). Filled only when profiling is enabled (see Profiling).
 struct StageTimes {

@@ -1,17 +1,41 @@
-// RAII owners of device memory, mapped pinned host memory, events and streams, for the
-// engine and for the code around it (plugin backend, bench). Buffers only grow:
-// reserve() reallocates when asked for more than the current capacity, so a stream of
-// equal-sized frames allocates once.
+// The engine's CUDA error checks and RAII owners of device memory, pinned host memory
+// (plain and device-mapped), events and streams: one family for the engine and for
+// the code built on it (plugin backend, bench, tests). Buffers only grow: reserve()
+// reallocates when asked for more than the current capacity, so a stream of
+// equal-sized frames allocates once. Needs the CUDA runtime's headers (installed only
+// by builds with CUDA).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
-#include "check.h"
+#include "ccl/types.h"
 
 namespace ccl::cuda {
+
+/// Every CUDA runtime call's failure becomes ccl::Error naming the CUDA error.
+[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what) {
+  throw Error(std::string("CUDA error ") + cudaGetErrorName(err) + " (" +
+              cudaGetErrorString(err) + ") in " + what);
+}
+
+inline void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) throw_cuda_error(err, what);
+}
+
+/// After a <<<>>> launch: configuration errors show up here, execution errors later
+/// at the next synchronizing call (also checked).
+inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+}  // namespace ccl::cuda
+
+#define CCL_CUDA_CHECK(expr) ::ccl::cuda::check((expr), #expr)
+
+namespace ccl::cuda {
+
 
 template <class T>
 class DeviceBuffer {
@@ -23,10 +47,11 @@ class DeviceBuffer {
 
   /// Ensures room for `count` elements; old contents are not kept. True when the
   /// memory moved (kernels or graphs holding the old address must not run again).
-  bool reserve(size_t count) {
+  /// `what` names the buffer in the error thrown when the allocation fails.
+  bool reserve(size_t count, const char* what = "cudaMalloc") {
     if (count <= capacity_) return false;
     release();
-    CCL_CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));
+    check(cudaMalloc(&data_, count * sizeof(T)), what);
     capacity_ = count;
     return true;
   }
@@ -59,12 +84,12 @@ class MappedBuffer {
   MappedBuffer& operator=(const MappedBuffer&) = delete;
 
   /// Ensures room for `count` elements; old contents are not kept. True when the
-  /// memory moved.
-  bool reserve(size_t count) {
+  /// memory moved. `what` names the buffer in the error.
+  bool reserve(size_t count, const char* what = "cudaHostAlloc (mapped)") {
     if (count <= capacity_) return false;
     release();
     void* p = nullptr;
-    CCL_CUDA_CHECK(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocMapped));
+    check(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocMapped), what);
     host_ = static_cast<T*>(p);
     capacity_ = count;
     void* d = nullptr;
@@ -84,6 +109,40 @@ class MappedBuffer {
  private:
   T* host_ = nullptr;
   T* device_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+/// Page-locked host memory (cudaHostAllocDefault), for copies that run asynchronously
+/// with the host.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  /// Ensures room for `count` elements; old contents are not kept. True when the
+  /// memory moved. `what` names the buffer in the error.
+  bool reserve(size_t count, const char* what = "cudaHostAlloc") {
+    if (count <= capacity_) return false;
+    release();
+    void* p = nullptr;
+    check(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocDefault), what);
+    data_ = static_cast<T*>(p);
+    capacity_ = count;
+    return true;
+  }
+  void release() {
+    if (data_) cudaFreeHost(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  T* get() const { return data_; }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  T* data_ = nullptr;
   size_t capacity_ = 0;
 };
 
@@ -110,44 +169,6 @@ inline float elapsed_ms(const Event& from, const Event& to) {
   CCL_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
   return ms;
 }
-
-/// An instantiated CUDA graph: the kernels captured from a stream, launched as one.
-class GraphExec {
- public:
-  /// Ends the capture begun on `stream` (cudaStreamBeginCapture) and instantiates it.
-  static GraphExec end_capture(cudaStream_t stream) {
-    cudaGraph_t graph = nullptr;
-    CCL_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    GraphExec g;
-    const cudaError_t err = cudaGraphInstantiate(&g.exec_, graph, 0);
-    cudaGraphDestroy(graph);
-    CCL_CUDA_CHECK(err);
-    return g;
-  }
-  /// Ends a capture that failed half-way, dropping what it recorded.
-  static void abandon_capture(cudaStream_t stream) {
-    cudaGraph_t graph = nullptr;
-    if (cudaStreamEndCapture(stream, &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
-    cudaGetLastError();  // the capture's error was already reported
-  }
-
-  GraphExec() = default;
-  ~GraphExec() {
-    if (exec_) cudaGraphExecDestroy(exec_);
-  }
-  GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
-  GraphExec& operator=(GraphExec&& o) noexcept {
-    std::swap(exec_, o.exec_);
-    return *this;
-  }
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-
-  void launch(cudaStream_t stream) const { CCL_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
-
- private:
-  cudaGraphExec_t exec_ = nullptr;
-};
 
 class Stream {
  public:
