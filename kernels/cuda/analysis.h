@@ -1,4 +1,4 @@
-// The analysis stage both algorithms share: roots numbered 1..N in raster order
+// The analysis stage every algorithm shares: roots numbered 1..N in raster order
 // (docs/CONTRACT.md, "Output"), then one pass that writes the output labels and accumulates every
 // component's features run by run (Hennequin et al.'s CCA). The table's hand-over to
 // the host is report.h's.
@@ -31,7 +31,7 @@ class Analysis {
 
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
   /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
-  /// started, and N lands in info->count. Never launched chained (analysis.cu says why).
+  /// started, and N lands in info->count. Never launched chained (numbering.cu says why).
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
               int connectivity, FrameInfo* info, cudaStream_t stream);
 
@@ -52,7 +52,7 @@ class Analysis {
   unsigned count_blocks_ = 0;
   int feature_blocks_per_sm_ = 0;  // resident features_kernel blocks, asked once
   unsigned feature_blocks_ = 1;
-  DeviceBuffer<uint64_t> status_;  // per-block scan status (analysis.cu)
+  DeviceBuffer<uint64_t> status_;  // per-block scan status (look_back.cuh)
   DeviceBuffer<uint32_t> epoch_;   // frames published since status_ was cleared
   uint32_t frames_ = 0;            // host's count of the same; 0: status_ not cleared
   DeviceBuffer<Component> table_;

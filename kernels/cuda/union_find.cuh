@@ -1,7 +1,7 @@
 // Union-find on the label image, shared by every algorithm (HA4/HA8, KE4/KE8).
 //
 // The contract between the labeling algorithms and the shared analysis stage
-// (analysis.cu): labels hold  parent raster index + 1  for union-find nodes and 0 for
+// (numbering.cu, features_pass.cu): labels hold  parent raster index + 1  for union-find nodes and 0 for
 // background. A root is the node whose label is its own index + 1. Unions always hang
 // the larger root under the smaller and every parent precedes its child, so a
 // component's root is its first pixel in raster order; consecutive output labels then
@@ -25,7 +25,7 @@ namespace ccl::cuda {
 /// because raster indices + 1 stay below 2^31 (W*H < 2^31).
 constexpr uint32_t kIdTag = 0x80000000u;
 /// With kIdTag: the component is this root's run alone and its features are already in
-/// the table (analysis.cu). Free because ids stay below 2^30 (at most W*H/2 components).
+/// the table (numbering.cu). Free because ids stay below 2^30 (at most W*H/2 components).
 /// uf_find_ids returns it with the id; only a run's own start can meet it.
 constexpr uint32_t kSoloTag = 0x40000000u;
 
