@@ -49,10 +49,11 @@
  * offer CUDA memory first, so that neighbours able to do both (cudaupload,
  * cudadownload, nvh264dec) keep the frames on the GPU. The element shares the
  * pipeline's #GstCudaContext with its neighbours through #GstContext queries and
- * messages (creating one on #GstCudaCcl:cuda-device-id when nobody has one yet),
- * labels and draws every frame inside it, and reads and writes GstCudaMemory of
- * that context in place: no copy of the image is made. It proposes a CUDA buffer
- * pool of the context to upstream when downstream offers none.
+ * messages (creating one on #GstCclCudaTransform:cuda-device-id when nobody has
+ * one yet), labels and draws every frame inside it, and reads and writes
+ * GstCudaMemory of that context in place: no copy of the image is made. It
+ * proposes a CUDA buffer pool of the context to upstream when downstream offers
+ * none. That part is the job of its base class, #GstCclCudaTransform.
  *
  * GRAY8 and GRAY16_LE come in system memory only: GStreamer 1.22's CUDA memory
  * cannot hold them.
@@ -71,6 +72,7 @@
 
 #include <gst/video/gstvideometa.h>
 
+/* CCL_CAPS_FEATURE_CUDA_MEMORY; the context itself is the base class's. */
 #include "cudacontext.h"
 #include "gstcudacclreport.h"
 
@@ -78,7 +80,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define GST_CAT_DEFAULT gst_cuda_ccl_debug
 
 #define DEFAULT_BACKEND GST_CUDA_CCL_BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_ALGORITHM GST_CCL_ALGORITHM_HA4
 #define DEFAULT_CONNECTIVITY GST_CUDA_CCL_CONNECTIVITY_8
 #define DEFAULT_THRESHOLD 128
@@ -101,7 +102,6 @@ enum
 {
   PROP_0,
   PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID,
   PROP_ALGORITHM,
   PROP_CONNECTIVITY,
   PROP_THRESHOLD,
@@ -227,17 +227,14 @@ gst_cuda_ccl_overlay_get_type (void)
 }
 
 #define gst_cuda_ccl_parent_class parent_class
-G_DEFINE_TYPE (GstCudaCcl, gst_cuda_ccl, GST_TYPE_VIDEO_FILTER);
+G_DEFINE_TYPE (GstCudaCcl, gst_cuda_ccl, GST_TYPE_CCL_CUDA_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudaccl, "cudaccl", GST_RANK_NONE,
     GST_TYPE_CUDA_CCL);
 
-static void gst_cuda_ccl_dispose (GObject * object);
 static void gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_ccl_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
-static void gst_cuda_ccl_set_context (GstElement * element,
-    GstContext * context);
 static gboolean gst_cuda_ccl_start (GstBaseTransform * trans);
 static gboolean gst_cuda_ccl_stop (GstBaseTransform * trans);
 static GstFlowReturn gst_cuda_ccl_transform_ip (GstBaseTransform * trans,
@@ -248,10 +245,6 @@ static GstCaps *gst_cuda_ccl_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cuda_ccl_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
-static gboolean gst_cuda_ccl_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
-static gboolean gst_cuda_ccl_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cuda_ccl_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
@@ -268,7 +261,6 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
 
-  gobject_class->dispose = gst_cuda_ccl_dispose;
   gobject_class->set_property = gst_cuda_ccl_set_property;
   gobject_class->get_property = gst_cuda_ccl_get_property;
 
@@ -279,16 +271,11 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "without a usable device; cpu uses OpenCV. Both give identical "
           "results", GST_TYPE_CUDA_CCL_BACKEND, DEFAULT_BACKEND,
           PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to label on (-1: the device of the CUDA context that "
-          "neighbouring CUDA elements share, else device 0)", -1, G_MAXINT16,
-          DEFAULT_CUDA_DEVICE_ID, PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_ALGORITHM,
       g_param_spec_enum ("algorithm", "Algorithm",
-          "Labeling algorithm on the GPU: ha4 (Hennequin et al., HA8 with "
-          "connectivity 8) or komura (Komura equivalence; Allegretti et al.'s "
-          "8-connected form). The labels do not depend on it",
+          "Labeling algorithm on the GPU: any value of GstCclAlgorithm (the "
+          "engine's registry of algorithms; gst-inspect-1.0 lists them). Every "
+          "algorithm gives the same labels and features",
           GST_TYPE_CCL_ALGORITHM, DEFAULT_ALGORITHM,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CONNECTIVITY,
@@ -373,8 +360,6 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       "centroids as metadata, optionally drawing them",
       "cudaccl developers");
 
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_context);
-
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_ccl_start);
@@ -383,10 +368,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_caps);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_transform_caps);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cuda_ccl_accept_caps);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_ccl_query);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_ccl_sink_event);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_ccl_propose_allocation);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_cuda_ccl_set_info);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_BACKEND, 0);
@@ -402,7 +384,6 @@ static void
 gst_cuda_ccl_init (GstCudaCcl * self)
 {
   self->backend_choice = DEFAULT_BACKEND;
-  self->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
   self->settings.threshold = DEFAULT_THRESHOLD;
   self->settings.threshold_mode = (CclThresholdMode) DEFAULT_THRESHOLD_MODE;
   self->settings.connectivity = DEFAULT_CONNECTIVITY;
@@ -426,16 +407,6 @@ gst_cuda_ccl_init (GstCudaCcl * self)
 }
 
 static void
-gst_cuda_ccl_dispose (GObject * object)
-{
-  GstCudaCcl *self = GST_CUDA_CCL (object);
-
-  /* A context may have come through set_context without a start(). */
-  gst_clear_object (&self->cuda_context);
-  G_OBJECT_CLASS (parent_class)->dispose (object);
-}
-
-static void
 gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
@@ -445,9 +416,6 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_BACKEND:
       self->backend_choice = g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      self->cuda_device_id = g_value_get_int (value);
       break;
     case PROP_ALGORITHM:
       self->settings.algorithm = g_value_get_enum (value);
@@ -506,9 +474,6 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BACKEND:
       g_value_set_enum (value, self->backend_choice);
       break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->cuda_device_id);
-      break;
     case PROP_ALGORITHM:
       g_value_set_enum (value, self->settings.algorithm);
       break;
@@ -555,76 +520,106 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The GStreamer error class of a backend failure (CCL_BACKEND_ERROR's code). */
 static void
-gst_cuda_ccl_set_context (GstElement * element, GstContext * context)
+backend_error_class (const GError * error, GQuark * domain, gint * code)
 {
-  GstCudaCcl *self = GST_CUDA_CCL (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
-
-  /* Takes the pipeline's CUDA context when it is on our device and we have
-   * none yet; start() then shares it instead of creating one. */
-  ccl_cuda_context_handle_set_context (element, context, device_id,
-      &self->cuda_context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+  *domain = GST_LIBRARY_ERROR;
+  *code = GST_LIBRARY_ERROR_FAILED;
+  if (error->domain != CCL_BACKEND_ERROR)
+    return;
+  switch ((CclBackendError) error->code) {
+    case CCL_BACKEND_ERROR_FAILED:
+      break;
+    case CCL_BACKEND_ERROR_SETTINGS:
+      *code = GST_LIBRARY_ERROR_SETTINGS;
+      break;
+    case CCL_BACKEND_ERROR_INPUT:
+      *domain = GST_STREAM_ERROR;
+      *code = GST_STREAM_ERROR_FORMAT;
+      break;
+    case CCL_BACKEND_ERROR_NO_DEVICE:
+      *domain = GST_RESOURCE_ERROR;
+      *code = GST_RESOURCE_ERROR_NOT_FOUND;
+      break;
+    case CCL_BACKEND_ERROR_CUDA:
+      *domain = GST_RESOURCE_ERROR;
+      *code = GST_RESOURCE_ERROR_FAILED;
+      break;
+    case CCL_BACKEND_ERROR_NO_MEMORY:
+      *domain = GST_RESOURCE_ERROR;
+      *code = GST_RESOURCE_ERROR_NO_SPACE_LEFT;
+      break;
+  }
 }
 
-/* Calls of a CUDA backend run inside the element's GstCudaContext: the CUDA
- * runtime works in whichever context is current on the thread. */
+/* GST_ELEMENT_ERROR of the class that error calls for (and frees error): text,
+ * a parenthesized format and arguments as GST_ELEMENT_ERROR takes them, says
+ * what the element was doing; the backend's message is the debug part. */
+#define POST_BACKEND_ERROR(self, error, text) G_STMT_START {              \
+  GQuark _domain;                                                         \
+  gint _code;                                                             \
+  backend_error_class ((error), &_domain, &_code);                        \
+  gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,        \
+      _domain, _code, g_strdup_printf text, g_strdup ((error)->message),  \
+      __FILE__, GST_FUNCTION, __LINE__);                                  \
+  g_clear_error (&(error));                                               \
+} G_STMT_END
+
+/* Calls of a CUDA backend run inside the element's GstCudaContext (the base
+ * class's): the CUDA runtime works in whichever context is current. */
 static gboolean
 gst_cuda_ccl_enter (GstCudaCcl * self)
 {
-  return !self->on_cuda || ccl_cuda_context_push (self->cuda_context);
+  return gst_ccl_cuda_transform_enter (GST_CCL_CUDA_TRANSFORM (self));
 }
 
 static void
 gst_cuda_ccl_leave (GstCudaCcl * self)
 {
-  if (self->on_cuda)
-    ccl_cuda_context_pop ();
+  gst_ccl_cuda_transform_leave (GST_CCL_CUDA_TRANSFORM (self));
 }
 
 /* The CUDA backend in the pipeline's CUDA context (shared with the neighbours,
- * or created on device_id); NULL with the reason in *why otherwise. */
+ * or created on device_id); NULL with *error (CCL_BACKEND_ERROR) otherwise. */
 static CclBackend *
-gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, gchar ** why)
+gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, GError ** error)
 {
-  gboolean shared = self->cuda_context != NULL;
+  GstCclCudaTransform *base = GST_CCL_CUDA_TRANSFORM (self);
+  gboolean shared = FALSE;
   gchar *context_why = NULL;
   CclBackend *backend = NULL;
   gint context_device;
 
-  if (!ccl_cuda_context_ensure (GST_ELEMENT (self), device_id,
-          &self->cuda_context, &context_why)) {
+  if (!gst_ccl_cuda_transform_open (base, &shared, &context_why)) {
     /* The engine names a missing driver or device best; the context's own
      * failure only when the engine sees nothing wrong. */
-    if (ccl_backend_cuda_usable (device_id, why))
-      *why = context_why;
-    else
-      g_free (context_why);
+    if (ccl_backend_cuda_usable (device_id, error))
+      g_set_error_literal (error, CCL_BACKEND_ERROR,
+          CCL_BACKEND_ERROR_NO_DEVICE, context_why);
+    g_free (context_why);
     return NULL;
   }
 
-  context_device = ccl_cuda_context_get_device_id (self->cuda_context);
-  if (!ccl_cuda_context_push (self->cuda_context)) {
-    *why = g_strdup_printf ("could not make the CUDA context of device %d "
-        "current", context_device);
+  context_device = gst_ccl_cuda_transform_get_context_device (base);
+  if (!gst_cuda_ccl_enter (self)) {
+    g_set_error (error, CCL_BACKEND_ERROR, CCL_BACKEND_ERROR_CUDA,
+        "could not make the CUDA context of device %d current",
+        context_device);
   } else {
-    backend = ccl_backend_new (CCL_BACKEND_CUDA, context_device, why);
-    ccl_cuda_context_pop ();
+    backend = ccl_backend_new (CCL_BACKEND_CUDA, context_device, error);
+    gst_cuda_ccl_leave (self);
   }
 
   if (!backend) {
-    gst_clear_object (&self->cuda_context);
+    gst_ccl_cuda_transform_close (base);
     return NULL;
   }
   /* The pointer, as GStreamer's CUDA library prints it when it announces a
    * context: pipelines/zero-copy.sh checks that the pipeline has one. */
   GST_INFO_OBJECT (self, "CUDA context %" GST_PTR_FORMAT " (%p) on device %d, %s",
-      self->cuda_context, self->cuda_context, context_device,
+      gst_ccl_cuda_transform_get_context (base),
+      gst_ccl_cuda_transform_get_context (base), context_device,
       shared ? "given by the pipeline" : "found or created at start");
   return backend;
 }
@@ -635,37 +630,36 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   GstCudaCcl *self = GST_CUDA_CCL (trans);
   GstCudaCclBackend choice;
   gint device_id;
-  gchar *why = NULL, *error = NULL;
+  GError *error = NULL;
 
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
   GST_OBJECT_LOCK (self);
   choice = self->backend_choice;
-  device_id = self->cuda_device_id;
   GST_OBJECT_UNLOCK (self);
+  device_id = gst_ccl_cuda_transform_get_device_id (GST_CCL_CUDA_TRANSFORM (self));
 
   if (choice != GST_CUDA_CCL_BACKEND_CPU)
-    self->backend = gst_cuda_ccl_open_cuda (self, device_id, &why);
+    self->backend = gst_cuda_ccl_open_cuda (self, device_id, &error);
 
   if (!self->backend && choice == GST_CUDA_CCL_BACKEND_CUDA) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("backend=cuda, but CUDA device %d is not usable", device_id),
-        ("%s", why));
-    g_free (why);
+    POST_BACKEND_ERROR (self, error,
+        ("backend=cuda, but CUDA device %d is not usable", device_id));
     return FALSE;
   }
   if (!self->backend && choice == GST_CUDA_CCL_BACKEND_AUTO &&
       !self->warned_fallback) {
     GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("No usable CUDA device, labeling on the CPU"), ("%s", why));
+        ("No usable CUDA device, labeling on the CPU"), ("%s",
+            error->message));
     self->warned_fallback = TRUE;
   }
-  g_clear_pointer (&why, g_free);
+  g_clear_error (&error);
 
   if (!self->backend) {
     self->backend = ccl_backend_new (CCL_BACKEND_CPU, device_id, &error);
     if (!self->backend) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not start the cpu backend"), ("%s", error));
-      g_free (error);
+      POST_BACKEND_ERROR (self, error, ("Could not start the cpu backend"));
       return FALSE;
     }
   }
@@ -673,9 +667,6 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
   self->on_cuda = ccl_backend_get_kind (self->backend) == CCL_BACKEND_CUDA;
-  GST_OBJECT_UNLOCK (self);
-  self->warned_foreign_memory = FALSE;
-  GST_OBJECT_LOCK (self);
   self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "labeling with the %s backend",
@@ -701,8 +692,8 @@ gst_cuda_ccl_stop (GstBaseTransform * trans)
   self->started = FALSE;
   self->on_cuda = FALSE;
   GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&self->cuda_context);
-  return TRUE;
+  /* The base class gives the context up. */
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
 }
 
 static gboolean
@@ -813,20 +804,6 @@ gst_cuda_ccl_accept_caps (GstBaseTransform * trans, GstPadDirection direction,
       direction, caps);
 }
 
-static gboolean
-gst_cuda_ccl_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  GstCudaCcl *self = GST_CUDA_CCL (trans);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      ccl_cuda_context_handle_query (GST_ELEMENT (self), query,
-          self->cuda_context))
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
-}
-
 /* Asks for the tracks to end before the next frame; a new stream (ids from 1)
  * outranks a plain end. */
 static void
@@ -859,58 +836,6 @@ gst_cuda_ccl_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-}
-
-/* In place: upstream's buffers are the ones that go downstream, so the query
- * is downstream's to answer (the parent forwards it). For CUDA memory the
- * first pool must allocate in our context, or every frame would be read from
- * another context's memory: when downstream offered none, or one of another
- * context, ours goes first. (decide_allocation never runs for an element that
- * always works in place.) */
-static gboolean
-gst_cuda_ccl_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
-{
-  GstCudaCcl *self = GST_CUDA_CCL (trans);
-  GstBufferPool *pool = NULL;
-  GstCaps *caps = NULL;
-  guint size = 0, min = 0, max = 0;
-
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-          decide_query, query))
-    GST_DEBUG_OBJECT (self, "downstream did not answer the allocation query");
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (!caps)
-    return FALSE;
-  if (!self->on_cuda || !self->cuda_context || gst_caps_is_empty (caps) ||
-      !caps_have_cuda_memory (caps, 0))
-    return TRUE;
-
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-    if (ccl_cuda_context_is_pool_of (pool, self->cuda_context)) {
-      GST_DEBUG_OBJECT (self, "downstream proposed a CUDA pool of our context");
-      gst_object_unref (pool);
-      return TRUE;
-    }
-    gst_clear_object (&pool);
-  }
-
-  pool = ccl_cuda_context_new_pool (self->cuda_context, caps, &size);
-  if (!pool) {
-    GST_WARNING_OBJECT (self, "could not configure a CUDA buffer pool for %"
-        GST_PTR_FORMAT, caps);
-    return FALSE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  GST_DEBUG_OBJECT (self, "proposing CUDA buffer pool %" GST_PTR_FORMAT
-      " (buffers of %u bytes)", pool, size);
-  gst_object_unref (pool);
-  return TRUE;
 }
 
 /* The size limit is checked on the raw caps: GstVideoInfo itself cannot
@@ -954,7 +879,7 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GstCudaCcl *self = GST_CUDA_CCL (filter);
   gint width = GST_VIDEO_INFO_WIDTH (in_info);
   gint height = GST_VIDEO_INFO_HEIGHT (in_info);
-  gchar *error = NULL;
+  GError *error = NULL;
   gboolean configured;
 
   if (!ccl_backend_supports_format (GST_VIDEO_INFO_FORMAT (in_info))) {
@@ -975,41 +900,16 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   configured = ccl_backend_configure (self->backend, in_info, &error);
   gst_cuda_ccl_leave (self);
   if (!configured) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+    POST_BACKEND_ERROR (self, error,
         ("Could not prepare the %s backend for %dx%d %s frames",
             ccl_backend_get_name (self->backend), width, height,
-            GST_VIDEO_INFO_NAME (in_info)), ("%s", error));
-    g_free (error);
+            GST_VIDEO_INFO_NAME (in_info)));
     return FALSE;
   }
   GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
       GST_VIDEO_INFO_NAME (in_info), caps_have_cuda_memory (incaps, 0) ?
       "CUDA memory" : "system memory");
   return TRUE;
-}
-
-/* Whether buf can be labeled where it is, on the GPU: GstCudaMemory of the
- * element's own context (memory of another context cannot be read there, so it
- * goes through a host mapping, with one warning). */
-static gboolean
-gst_cuda_ccl_frame_on_device (GstCudaCcl * self, GstBuffer * buf)
-{
-  GstObject *memory_context;
-
-  if (!self->on_cuda)
-    return FALSE;
-  memory_context = ccl_cuda_context_of_buffer (buf);
-  if (!memory_context || memory_context == self->cuda_context)
-    return memory_context != NULL;
-  if (!self->warned_foreign_memory) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("Frames in CUDA memory of another CUDA context: copying each through "
-            "host memory"), ("memory context %" GST_PTR_FORMAT ", ours %"
-            GST_PTR_FORMAT " (is cuda-device-id set to another device than the "
-            "upstream element's?)", memory_context, self->cuda_context));
-    self->warned_foreign_memory = TRUE;
-  }
-  return FALSE;
 }
 
 static GstFlowReturn
@@ -1025,7 +925,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gboolean roi_meta, post_messages, on_device, draws, ok;
   guint track_reset;
   GstCclMeta *meta;
-  gchar *error = NULL;
+  GError *error = NULL;
 
   if (G_UNLIKELY (!filter->negotiated || !self->backend))
     return GST_FLOW_NOT_NEGOTIATED;
@@ -1044,11 +944,12 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* Metadata alone needs no write access: mapping for reading keeps memory
    * shared with other buffers from being copied. GST_MAP_CUDA maps CUDA memory
    * to its device address, so nothing is copied to or from the host. */
-  on_device = gst_cuda_ccl_frame_on_device (self, buf);
+  on_device = gst_ccl_cuda_transform_buffer_on_device (GST_CCL_CUDA_TRANSFORM
+      (self), buf);
   draws = ccl_settings_overlay_flags (&settings) != 0;
   flags = draws ? GST_MAP_READWRITE : GST_MAP_READ;
   if (on_device)
-    flags |= ccl_cuda_context_map_flag ();
+    flags |= gst_ccl_cuda_transform_device_map_flags ();
 
   if (!gst_cuda_ccl_enter (self)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -1068,10 +969,8 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gst_cuda_ccl_leave (self);
 
   if (!ok) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Labeling failed on the %s backend",
-            ccl_backend_get_name (self->backend)), ("%s", error));
-    g_free (error);
+    POST_BACKEND_ERROR (self, error, ("Labeling failed on the %s backend",
+            ccl_backend_get_name (self->backend)));
     return GST_FLOW_ERROR;
   }
 

@@ -11,6 +11,7 @@
 #include <gst/ccl/gstcclmeta.h>
 
 #include "backend/cclbackend.h"
+#include "gstcclcudatransform.h"
 
 G_BEGIN_DECLS
 
@@ -66,26 +67,23 @@ typedef enum {
 } GstCudaCclOverlay;
 
 #define GST_TYPE_CUDA_CCL (gst_cuda_ccl_get_type ())
-G_DECLARE_FINAL_TYPE (GstCudaCcl, gst_cuda_ccl, GST, CUDA_CCL, GstVideoFilter)
+G_DECLARE_FINAL_TYPE (GstCudaCcl, gst_cuda_ccl, GST, CUDA_CCL,
+    GstCclCudaTransform)
 
+/* The CUDA context, the cuda-device-id property and CUDA buffer pools are the
+ * base class's (gstcclcudatransform.h); the CUDA backend works in its context. */
 struct _GstCudaCcl {
-  GstVideoFilter parent;
+  GstCclCudaTransform parent;
 
   /* properties, under the object lock */
   GstCudaCclBackend backend_choice;
-  gint cuda_device_id;
   CclSettings settings;
   gboolean roi_meta;
   gboolean post_messages;
 
-  /* The pipeline's GstCudaContext (see cudacontext.h): taken from a GstContext
-   * or created in start(), dropped in stop(). The CUDA backend lives in it. */
-  GstObject *cuda_context;
-
   /* streaming state */
   CclBackend *backend;
   gboolean warned_fallback;
-  gboolean warned_foreign_memory;
   /* under the object lock: ends the tracks before the next frame (set by events,
    * which may arrive on another thread than the frames), CclTrackReset + 1, 0 none */
   guint track_reset;

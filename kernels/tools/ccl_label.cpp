@@ -20,23 +20,42 @@
 
 namespace {
 
-const char kUsage[] =
-    "usage: ccl-label [options] IMAGE\n"
-    "Labels the connected components of IMAGE (any format OpenCV reads, used as gray)\n"
-    "and writes PREFIX-labels.png (one color per component on black) and\n"
-    "PREFIX-components.csv (one row per component).\n"
-    "\n"
-    "  --backend auto|cpu|cuda   engine (default auto: cuda when a device is usable)\n"
-    "  --device N                CUDA device (default -1: the current one)\n"
-    "  --algorithm ha4|komura    CUDA labeling algorithm (default ha4)\n"
-    "  --connectivity 4|8        (default 8)\n"
-    "  --threshold 0-255         level (default 128)\n"
-    "  --mode above|below|otsu   foreground is value > level, value <= level, or above\n"
-    "                            Otsu's level (default above)\n"
-    "  --output PREFIX           output path prefix (default: IMAGE's name without its\n"
-    "                            extension, in the current directory)\n"
-    "  --repeat N                label N times and report the fastest (default 1)\n"
-    "  --help\n";
+// The algorithms are listed from the engine's registry (ccl/algorithms.def).
+std::string usage() {
+  std::string text =
+      "usage: ccl-label [options] IMAGE\n"
+      "Labels the connected components of IMAGE (any format OpenCV reads, used as gray)\n"
+      "and writes PREFIX-labels.png (one color per component on black) and\n"
+      "PREFIX-components.csv (one row per component).\n"
+      "\n"
+      "  --backend auto|cpu|cuda   engine (default auto: cuda when a device is usable)\n"
+      "  --device N                CUDA device (default -1: the current one)\n"
+      "  --algorithm NAME          CUDA labeling algorithm (default " +
+      std::string(ccl::to_string(ccl::Options{}.algorithm)) + "), one of:\n";
+  for (const ccl::AlgorithmInfo& a : ccl::algorithms()) {
+    std::string name = a.nick;
+    name.resize(std::max<size_t>(name.size(), 18), ' ');
+    text += "      " + name + " " + a.title + "\n";
+  }
+  return text +
+      "  --connectivity 4|8        (default 8)\n"
+      "  --threshold 0-255         level (default 128)\n"
+      "  --mode above|below|otsu   foreground is value > level, value <= level, or above\n"
+      "                            Otsu's level (default above)\n"
+      "  --output PREFIX           output path prefix (default: IMAGE's name without its\n"
+      "                            extension, in the current directory)\n"
+      "  --repeat N                label N times and report the fastest (default 1)\n"
+      "  --help\n";
+}
+
+// "a, b or c": the registry's nicks, for error messages.
+std::string algorithm_names() {
+  const auto& list = ccl::algorithms();
+  std::string names;
+  for (size_t i = 0; i < list.size(); ++i)
+    names += std::string(i == 0 ? "" : i + 1 == list.size() ? " or " : ", ") + list[i].nick;
+  return names;
+}
 
 enum class Backend { Auto, Cpu, Cuda };
 
@@ -69,7 +88,7 @@ Args parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
+      std::fputs(usage().c_str(), stdout);
       std::exit(0);
     }
     if (arg.rfind("--", 0) != 0) {
@@ -88,7 +107,7 @@ Args parse(int argc, char** argv) {
       a.device = parse_int(arg, v, -1, 1024);
     } else if (arg == "--algorithm") {
       if (!ccl::parse(v, &a.options.algorithm))
-        die("--algorithm is ha4 or komura, not '" + v + "'", 2);
+        die("--algorithm is " + algorithm_names() + ", not '" + v + "'", 2);
     } else if (arg == "--connectivity") {
       a.options.connectivity = parse_int(arg, v, 4, 8);
       if (a.options.connectivity != 4 && a.options.connectivity != 8)
@@ -107,7 +126,7 @@ Args parse(int argc, char** argv) {
     }
   }
   if (a.input.empty()) {
-    std::fputs(kUsage, stderr);
+    std::fputs(usage().c_str(), stderr);
     std::exit(2);
   }
   if (a.prefix.empty()) a.prefix = std::filesystem::path(a.input).stem().string();

@@ -40,6 +40,12 @@ COMPONENT_FIELDS = ["frame", "label", "x", "y", "width", "height", "area", "sum_
                     "orientation_deg", "major_axis", "minor_axis"] + TRACK_FIELDS
 
 
+def algorithm_nicks():
+    """The element's algorithms, as the typelib's GstCclAlgorithm lists them (the
+    engine's registry, in its order)."""
+    return [v.value_nick for _, v in sorted(GstCcl.Algorithm.__enum_values__.items())]
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("file", nargs="?", help="video file (default: videotestsrc)")
@@ -48,7 +54,8 @@ def parse_args(argv):
     p.add_argument("--threshold-mode", default="above", choices=["above", "below", "otsu"])
     p.add_argument("--min-area", type=int, default=10)
     p.add_argument("--connectivity", type=int, default=8, choices=[4, 8])
-    p.add_argument("--algorithm", default="ha4", choices=["ha4", "komura"])
+    p.add_argument("--algorithm", default="ha4", choices=algorithm_nicks(),
+                   help="labeling algorithm on the GPU (default ha4)")
     p.add_argument("--frames", type=int, default=100,
                    help="frames of videotestsrc (default 100); ignored with FILE")
     p.add_argument("--out-dir", default="out/meta-plot",

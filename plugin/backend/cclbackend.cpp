@@ -1,11 +1,13 @@
 // The C interface of the backends: GstVideoFrame in, CclReport out, ccl::Error and
-// every other C++ exception turned into an error string.
+// every other C++ exception turned into a GError of CCL_BACKEND_ERROR, whose code
+// says what kind of failure it was.
 #include "backend/cclbackend.h"
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "backend/backend.h"
@@ -49,6 +51,44 @@ bool to_pixel_format(GstVideoFormat format, PixelFormat* out) {
   }
 }
 
+// A failure whose kind is known where it is thrown (this file's own checks).
+class Failure : public ccl::Error {
+ public:
+  Failure(CclBackendError code, const std::string& what) : ccl::Error(what), code_(code) {}
+  CclBackendError code() const { return code_; }
+
+ private:
+  CclBackendError code_;
+};
+
+// Runs f; an exception becomes *error (the catch sites of the C boundary: nothing
+// is thrown through it). `step`: what a plain ccl::Error from f means.
+template <typename F>
+gboolean guarded(GError** error, CclBackendError step, F&& f) {
+  try {
+    f();
+    return TRUE;
+  } catch (const Failure& e) {
+    g_set_error_literal(error, CCL_BACKEND_ERROR, e.code(), e.what());
+  } catch (const ccl::CudaError& e) {
+    g_set_error_literal(error, CCL_BACKEND_ERROR,
+                        e.out_of_memory() ? CCL_BACKEND_ERROR_NO_MEMORY : CCL_BACKEND_ERROR_CUDA,
+                        e.what());
+  } catch (const ccl::Error& e) {
+    // Any other engine or backend error means what the step that threw it was about.
+    g_set_error_literal(error, CCL_BACKEND_ERROR, step, e.what());
+  } catch (const std::bad_alloc& e) {
+    g_set_error(error, CCL_BACKEND_ERROR, CCL_BACKEND_ERROR_NO_MEMORY,
+                "out of host memory (%s)", e.what());
+  } catch (const std::exception& e) {
+    g_set_error_literal(error, CCL_BACKEND_ERROR, CCL_BACKEND_ERROR_FAILED, e.what());
+  } catch (...) {
+    g_set_error_literal(error, CCL_BACKEND_ERROR, CCL_BACKEND_ERROR_FAILED,
+                        "unknown exception");
+  }
+  return FALSE;
+}
+
 // The enum mappings name every value and have no default branch, so that a value
 // added on one side is a compiler warning here (-Wswitch) rather than a silent
 // fallback; a value outside the enum is an error.
@@ -58,28 +98,22 @@ ccl::ThresholdMode to_mode(CclThresholdMode m) {
     case CCL_THRESHOLD_BELOW: return ccl::ThresholdMode::Below;
     case CCL_THRESHOLD_OTSU: return ccl::ThresholdMode::Otsu;
   }
-  throw ccl::Error("unknown threshold mode " + std::to_string(int(m)));
+  throw Failure(CCL_BACKEND_ERROR_SETTINGS, "unknown threshold mode " + std::to_string(int(m)));
 }
 
+// GstCclAlgorithm is generated from the engine's registry (ccl/algorithms.def), so a
+// new algorithm needs no line here: the value's nick is the registry's.
+// tests/meta/meta_algorithm_test.cpp checks that both list the same nicks in the
+// same order.
 ccl::Algorithm to_algorithm(GstCclAlgorithm a) {
-  switch (a) {
-    case GST_CCL_ALGORITHM_HA4: return ccl::Algorithm::HA;
-    case GST_CCL_ALGORITHM_KOMURA: return ccl::Algorithm::Komura;
-  }
-  throw ccl::Error("unknown algorithm " + std::to_string(int(a)));
-}
-
-template <typename F>
-gboolean guarded(gchar** error, F&& f) {
-  try {
-    f();
-    return TRUE;
-  } catch (const std::exception& e) {
-    if (error) *error = g_strdup(e.what());
-  } catch (...) {
-    if (error) *error = g_strdup("unknown exception");
-  }
-  return FALSE;
+  // Referenced once and kept: the enum's values are looked up on every frame.
+  static GEnumClass* const algorithms =
+      static_cast<GEnumClass*>(g_type_class_ref(GST_TYPE_CCL_ALGORITHM));
+  const GEnumValue* value = g_enum_get_value(algorithms, int(a));
+  ccl::Algorithm out;
+  if (!value || !ccl::parse(value->value_nick, &out))
+    throw Failure(CCL_BACKEND_ERROR_SETTINGS, "unknown algorithm " + std::to_string(int(a)));
+  return out;
 }
 
 // Gives the reported components their tracks, their labels the tracks' color keys
@@ -158,7 +192,9 @@ gboolean ccl_backend_supports_format(GstVideoFormat format) {
   return to_pixel_format(format, &f);
 }
 
-gboolean ccl_backend_cuda_usable(gint device_id, gchar** why) {
+G_DEFINE_QUARK(ccl-backend-error-quark, ccl_backend_error)
+
+gboolean ccl_backend_cuda_usable(gint device_id, GError** error) {
   std::string reason;
   bool ok = false;
   try {
@@ -166,14 +202,18 @@ gboolean ccl_backend_cuda_usable(gint device_id, gchar** why) {
   } catch (const std::exception& e) {
     reason = e.what();
   }
-  if (!ok && why) *why = g_strdup(reason.c_str());
+  if (!ok)
+    g_set_error_literal(error, CCL_BACKEND_ERROR, CCL_BACKEND_ERROR_NO_DEVICE, reason.c_str());
   return ok;
 }
 
-CclBackend* ccl_backend_new(CclBackendKind kind, gint device_id, gchar** error) {
+CclBackend* ccl_backend_new(CclBackendKind kind, gint device_id, GError** error) {
   auto backend = std::make_unique<CclBackend>();
   backend->kind = kind;
-  if (!guarded(error, [&] {
+  // The CUDA backend's engine refuses a device it cannot use (ccl::Error).
+  const CclBackendError step =
+      kind == CCL_BACKEND_CUDA ? CCL_BACKEND_ERROR_NO_DEVICE : CCL_BACKEND_ERROR_FAILED;
+  if (!guarded(error, step, [&] {
         backend->impl = kind == CCL_BACKEND_CUDA ? ccl::plugin::make_cuda_backend(device_id)
                                                  : ccl::plugin::make_cpu_backend();
       }))
@@ -195,27 +235,28 @@ const gchar* ccl_backend_get_name(const CclBackend* backend) { return backend->i
 
 CclBackendKind ccl_backend_get_kind(const CclBackend* backend) { return backend->kind; }
 
-gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, gchar** error) {
-  return guarded(error, [&] {
+gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, GError** error) {
+  return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] {
     PixelFormat format;
     if (!to_pixel_format(GST_VIDEO_INFO_FORMAT(info), &format))
-      throw ccl::Error(std::string("unsupported format ") +
-                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info)));
+      throw Failure(CCL_BACKEND_ERROR_INPUT,
+                    std::string("unsupported format ") +
+                        gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info)));
     backend->impl->configure(format, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
   });
 }
 
 gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean device_memory,
-                             const CclSettings* settings, CclReport* report, gchar** error) {
-  return guarded(error, [&] {
+                             const CclSettings* settings, CclReport* report, GError** error) {
+  return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] {
     ccl::ImageView view;
     if (!to_pixel_format(GST_VIDEO_FRAME_FORMAT(frame), &view.format))
-      throw ccl::Error("unsupported frame format");
+      throw Failure(CCL_BACKEND_ERROR_INPUT, "unsupported frame format");
     view.width = GST_VIDEO_FRAME_WIDTH(frame);
     view.height = GST_VIDEO_FRAME_HEIGHT(frame);
     view.space = device_memory ? ccl::MemorySpace::Device : ccl::MemorySpace::Host;
     if (device_memory && backend->kind != CCL_BACKEND_CUDA)
-      throw ccl::Error("a frame in CUDA memory reached the cpu backend");
+      throw Failure(CCL_BACKEND_ERROR_INPUT, "a frame in CUDA memory reached the cpu backend");
     for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame) && p < 3; ++p) {
       view.planes[p] = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
       view.strides[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, p));
@@ -226,6 +267,19 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.mode = to_mode(settings->threshold_mode);
     options.connectivity = int(settings->connectivity);
     options.algorithm = to_algorithm(settings->algorithm);
+    // The engine refuses bad frames and bad settings alike (ccl::validate): checked
+    // here with the default settings first, what the frame itself lacks is told
+    // apart from what the settings ask.
+    try {
+      ccl::validate(view, ccl::Options{});
+    } catch (const ccl::Error& e) {
+      throw Failure(CCL_BACKEND_ERROR_INPUT, e.what());
+    }
+    try {
+      ccl::validate(view, options);
+    } catch (const ccl::Error& e) {
+      throw Failure(CCL_BACKEND_ERROR_SETTINGS, e.what());
+    }
 
     const uint32_t alpha256 = overlay_alpha256(settings);
     const uint32_t flags = ccl_settings_overlay_flags(settings);

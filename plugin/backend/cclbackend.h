@@ -33,6 +33,27 @@ typedef enum {
   CCL_OVERLAY_TRAILS = 1 << 3,
 } CclOverlayFlags;
 
+/* The errors of the functions below (GError domain CCL_BACKEND_ERROR): what went
+ * wrong, so that the element posts the matching GStreamer error class. The
+ * message says the rest (a CUDA failure names the CUDA error and the call). */
+#define CCL_BACKEND_ERROR (ccl_backend_error_quark ())
+GQuark ccl_backend_error_quark (void);
+
+typedef enum {
+  /* anything else: a fault of the backend itself */
+  CCL_BACKEND_ERROR_FAILED,
+  /* settings the engine refuses (threshold, connectivity, algorithm, ...) */
+  CCL_BACKEND_ERROR_SETTINGS,
+  /* a frame or format that cannot be labeled (size, stride, memory, format) */
+  CCL_BACKEND_ERROR_INPUT,
+  /* no usable CUDA device: no driver, no device, or a build without CUDA */
+  CCL_BACKEND_ERROR_NO_DEVICE,
+  /* a CUDA call failed (the message names the CUDA error) */
+  CCL_BACKEND_ERROR_CUDA,
+  /* host or device memory ran out */
+  CCL_BACKEND_ERROR_NO_MEMORY,
+} CclBackendError;
+
 /* Centroids a track's trail remembers (overlay=trails). */
 #define CCL_TRAIL_LENGTH 32
 
@@ -89,20 +110,20 @@ guint ccl_settings_overlay_flags (const CclSettings * settings);
 gboolean ccl_backend_supports_format (GstVideoFormat format);
 
 /* Whether CUDA device device_id (-1: default) can run the engine; otherwise
- * FALSE with the reason in *why (free with g_free). */
-gboolean ccl_backend_cuda_usable (gint device_id, gchar ** why);
+ * FALSE with the reason in *error (CCL_BACKEND_ERROR_NO_DEVICE). */
+gboolean ccl_backend_cuda_usable (gint device_id, GError ** error);
 
 /* A CUDA backend works in the CUDA context current on the calling thread (the
  * element's GstCudaContext): create, configure, process and free it there. */
 CclBackend *ccl_backend_new (CclBackendKind kind, gint device_id,
-    gchar ** error);
+    GError ** error);
 CclBackendKind ccl_backend_get_kind (const CclBackend * backend);
 void ccl_backend_free (CclBackend * backend);
 const gchar *ccl_backend_get_name (const CclBackend * backend);
 
 /* Sizes the scratch memory for frames of info (again on every caps change). */
 gboolean ccl_backend_configure (CclBackend * backend, const GstVideoInfo * info,
-    gchar ** error);
+    GError ** error);
 
 /* Ends the tracks of the frames processed so far (the backend's tracker lives as
  * long as the backend: from start to stop). */
@@ -112,13 +133,13 @@ void ccl_backend_reset_tracks (CclBackend * backend, CclTrackReset how);
  * overlay into it (the frame must then be mapped writable). device_memory: the
  * frame was mapped with GST_MAP_CUDA, so its plane pointers are device
  * addresses in the current CUDA context (CUDA backend only; labeled and drawn
- * where they are, no copy). On failure returns FALSE with a message in *error;
+ * where they are, no copy). On failure returns FALSE with *error set;
  * a host frame's pixels are then untouched. With settings->tracking every reported
  * component gets its track (overlay colors follow the track ids); without, the
  * tracks end and the track fields stay 0. */
 gboolean ccl_backend_process (CclBackend * backend, GstVideoFrame * frame,
     gboolean device_memory, const CclSettings * settings, CclReport * report,
-    gchar ** error);
+    GError ** error);
 
 G_END_DECLS
 

@@ -3,6 +3,7 @@
 // label image, and the host overlay.
 #include <opencv2/imgproc.hpp>
 
+#include <new>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,25 @@ namespace ccl::plugin {
 
 namespace {
 
+// Runs an OpenCV call, its failures as the engine's: std::bad_alloc when memory ran
+// out, ccl::Error naming the call otherwise (the element tells the two apart).
+template <typename F>
+void opencv(const char* call, F&& f) {
+  try {
+    f();
+  } catch (const cv::Exception& e) {
+    if (e.code == cv::Error::StsNoMem) throw std::bad_alloc();
+    throw Error(std::string("cpu backend: OpenCV's ") + call + " failed: " + e.what());
+  }
+}
+
 class CpuBackend final : public Backend {
  public:
   const char* name() const override { return "cpu"; }
 
   void configure(PixelFormat, int width, int height) override {
     // cv::Mat::create keeps memory whose size already fits: allocated once per caps.
-    labels_.create(height, width, CV_32S);
+    opencv("cv::Mat::create", [&] { labels_.create(height, width, CV_32S); });
     binary_.pixels.reserve(size_t(width) * size_t(height));
   }
 
@@ -33,8 +46,11 @@ class CpuBackend final : public Backend {
     out.labels.clear();
 
     const cv::Mat binary(frame.height, frame.width, CV_8U, binary_.pixels.data());
-    const int n = cv::connectedComponentsWithStats(binary, labels_, stats_, centroids_,
-                                                   options.connectivity, CV_32S, cv::CCL_SAUF);
+    int n = 0;
+    opencv("connectedComponentsWithStats", [&] {
+      n = cv::connectedComponentsWithStats(binary, labels_, stats_, centroids_,
+                                           options.connectivity, CV_32S, cv::CCL_SAUF);
+    });
     features(uint32_t(n - 1), out);
     select_reported(out.components, options);
     return TableView{out.components.data(), uint32_t(out.components.size())};

@@ -50,25 +50,6 @@
 
 #include <gst/video/video.h>
 
-GType
-gst_ccl_algorithm_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CCL_ALGORITHM_HA4,
-        "HA4, segment based (Hennequin et al.); HA8 when 8-connected", "ha4"},
-    {GST_CCL_ALGORITHM_KOMURA, "Komura equivalence (KE; Allegretti et al.'s "
-          "8-connected form when 8-connected)", "komura"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCclAlgorithm", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 G_DEFINE_BOXED_TYPE (GstCclComponent, gst_ccl_component,
     gst_ccl_component_copy, gst_ccl_component_free);
 

@@ -96,8 +96,11 @@ TEST(Properties, RangesAreThoseOfTheSpec) {
   GEnumClass* backends = G_PARAM_SPEC_ENUM(pspec(e, "backend"))->enum_class;
   for (const char* nick : {"auto", "cuda", "cpu"})
     EXPECT_NE(g_enum_get_value_by_nick(backends, nick), nullptr) << nick;
+  // The algorithms are the meta's enum, generated from the engine's registry.
+  EXPECT_EQ(G_PARAM_SPEC_VALUE_TYPE(pspec(e, "algorithm")), GST_TYPE_CCL_ALGORITHM);
   GEnumClass* algos = G_PARAM_SPEC_ENUM(pspec(e, "algorithm"))->enum_class;
-  for (const char* nick : {"ha4", "komura"})
+  for (const char* nick : {"ha4", "komura", "stava", "label-equivalence", "row-col-unify",
+                           "union-find"})
     EXPECT_NE(g_enum_get_value_by_nick(algos, nick), nullptr) << nick;
   gst_object_unref(e);
 }
@@ -207,6 +210,8 @@ TEST(Backend, CudaWithoutADeviceFailsToStartNamingWhy) {
   gchar* debug = nullptr;
   gst_message_parse_error(msg, &err, &debug);
   EXPECT_NE(std::string(err->message).find("backend=cuda"), std::string::npos) << err->message;
+  EXPECT_TRUE(g_error_matches(err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND))
+      << g_quark_to_string(err->domain) << " " << err->code;
   EXPECT_EQ(std::string(debug).find(why) != std::string::npos, true) << debug;
   g_error_free(err);
   g_free(debug);
@@ -233,6 +238,36 @@ TEST(Backend, AutoWithoutADeviceWarnsOnceAndLabelsOnTheCpu) {
   ASSERT_NE(warning, nullptr);
   gst_message_unref(warning);
   EXPECT_EQ(h.pop_message(GST_MESSAGE_WARNING), nullptr) << "warned more than once";
+}
+
+// A frame the engine refuses reaches the application as an error of its kind: a
+// stream format error (the backend's CCL_BACKEND_ERROR_INPUT) naming why, not a
+// generic failure.
+TEST(Backend, AFrameTheEngineRefusesIsAStreamFormatErrorNamingWhy) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  Harness h;
+  h.set_caps(PixelFormat::Gray8, 16, 4);
+  // Rows of 8 bytes for a frame 16 pixels wide: no labeler can read that.
+  GstBuffer* in = gst_buffer_new_allocate(nullptr, 16 * 4, nullptr);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
+  gint strides[GST_VIDEO_MAX_PLANES] = {8};
+  gst_buffer_add_video_meta_full(in, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, 16, 4, 1,
+                                 offsets, strides);
+  GstFlowReturn flow = GST_FLOW_OK;
+  EXPECT_EQ(h.process(in, &flow), nullptr);
+  EXPECT_EQ(flow, GST_FLOW_ERROR);
+  GstMessage* msg = h.pop_message(GST_MESSAGE_ERROR);
+  ASSERT_NE(msg, nullptr);
+  GError* err = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(msg, &err, &debug);
+  EXPECT_TRUE(g_error_matches(err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT))
+      << g_quark_to_string(err->domain) << " " << err->code << ": " << err->message;
+  EXPECT_NE(std::string(err->message).find("Labeling failed"), std::string::npos) << err->message;
+  EXPECT_NE(std::string(debug).find("row stride 8"), std::string::npos) << debug;
+  g_error_free(err);
+  g_free(debug);
+  gst_message_unref(msg);
 }
 
 }  // namespace

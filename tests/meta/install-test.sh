@@ -50,6 +50,7 @@ includedir=$(ccl_pc --variable=includedir gstreamer-ccl-1.0)
 
 missing=""
 for f in "$includedir/gstreamer-1.0/gst/ccl/gstcclmeta.h" \
+         "$includedir/gstreamer-1.0/gst/ccl/gstcclalgorithm.h" \
          "$includedir/gstreamer-1.0/gst/ccl/ccl-prelude.h" \
          "$libdir/libgstccl-1.0.so" "$libdir/$soname"; do
   [ -e "$f" ] || missing+=" ${f#"$stage/root"}"

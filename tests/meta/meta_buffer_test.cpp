@@ -355,13 +355,4 @@ TEST(MetaFindTrack, TrackingOffFindsNothing) {
   gst_buffer_unref(buf);
 }
 
-TEST(MetaTypes, AlgorithmEnumHasNicks) {
-  ASSERT_TRUE(G_TYPE_IS_ENUM(GST_TYPE_CCL_ALGORITHM));
-  auto* klass = static_cast<GEnumClass*>(g_type_class_ref(GST_TYPE_CCL_ALGORITHM));
-  EXPECT_EQ(klass->n_values, 2u);
-  EXPECT_EQ(g_enum_get_value_by_nick(klass, "ha4")->value, GST_CCL_ALGORITHM_HA4);
-  EXPECT_EQ(g_enum_get_value_by_nick(klass, "komura")->value, GST_CCL_ALGORITHM_KOMURA);
-  g_type_class_unref(klass);
-}
-
 }  // namespace

@@ -288,6 +288,21 @@ def main(argv):
                  all(float(row[c]) == 0 for row in rows for c in TRACK_INTS + TRACK_FLOATS) and
                  " track " not in r.stdout,
                  f"exit {r.returncode}\n{r.stdout[-800:]}{r.stderr[-800:]}")
+
+        # --algorithm takes every value of the typelib's GstCclAlgorithm (the engine's
+        # registry); the CPU backend labels alike whatever it is.
+        import gi
+        gi.require_version("GstCcl", "1.0")
+        from gi.repository import GstCcl
+        nicks = [v.value_nick for _, v in sorted(GstCcl.Algorithm.__enum_values__.items())]
+        for nick in nicks:
+            algo_out = os.path.join(tmp, "algorithm-" + nick)
+            r = subprocess.run([sys.executable, example, "--backend", "cpu", "--frames", "2",
+                                "--algorithm", nick, "--quiet", "--out-dir", algo_out],
+                               capture_output=True, text=True)
+            tap.case(f"--algorithm {nick} runs", r.returncode == 0 and
+                     os.path.isfile(os.path.join(algo_out, "frames.csv")),
+                     f"exit {r.returncode}\n{r.stdout[-800:]}{r.stderr[-800:]}")
     return tap.finish()
 
 

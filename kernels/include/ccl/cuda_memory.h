@@ -16,10 +16,11 @@
 
 namespace ccl::cuda {
 
-/// Every CUDA runtime call's failure becomes ccl::Error naming the CUDA error.
+/// Every CUDA runtime call's failure becomes ccl::CudaError naming the CUDA error.
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what) {
-  throw Error(std::string("CUDA error ") + cudaGetErrorName(err) + " (" +
-              cudaGetErrorString(err) + ") in " + what);
+  throw CudaError(int(err), err == cudaErrorMemoryAllocation,
+                  std::string("CUDA error ") + cudaGetErrorName(err) + " (" +
+                      cudaGetErrorString(err) + ") in " + what);
 }
 
 inline void check(cudaError_t err, const char* what) {

@@ -126,6 +126,21 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A failure of the CUDA runtime (ccl/cuda_memory.h throws it): the message names the
+/// CUDA error and the call; code() is the cudaError_t value.
+class CudaError : public Error {
+ public:
+  CudaError(int code, bool out_of_memory, const std::string& what)
+      : Error(what), code_(code), out_of_memory_(out_of_memory) {}
+  int code() const { return code_; }
+  /// Device or pinned memory could not be allocated (cudaErrorMemoryAllocation).
+  bool out_of_memory() const { return out_of_memory_; }
+
+ private:
+  int code_;
+  bool out_of_memory_;
+};
+
 /// Whether `a` comes before `b` when the largest are reported: larger area first,
 /// equal areas by label.
 inline bool reported_before(const Component& a, const Component& b) {

@@ -7,27 +7,10 @@
 
 #include <gst/gst.h>
 #include <gst/ccl/ccl-prelude.h>
+/* GstCclAlgorithm, generated from the engine's registry of algorithms. */
+#include <gst/ccl/gstcclalgorithm.h>
 
 G_BEGIN_DECLS
-
-/**
- * GstCclAlgorithm:
- * @GST_CCL_ALGORITHM_HA4: the segment based labeling of Hennequin et al. (HA4;
- *   its 8-connected extension HA8 when connectivity is 8)
- * @GST_CCL_ALGORITHM_KOMURA: Komura equivalence (KE; the 8-connected form of
- *   Allegretti et al. when connectivity is 8)
- *
- * The labeling algorithm that produced a #GstCclMeta. Every algorithm yields
- * the same labels and features; the value only documents how they were found.
- */
-typedef enum {
-  GST_CCL_ALGORITHM_HA4 = 0,
-  GST_CCL_ALGORITHM_KOMURA = 1,
-} GstCclAlgorithm;
-
-#define GST_TYPE_CCL_ALGORITHM (gst_ccl_algorithm_get_type ())
-GST_CCL_API
-GType gst_ccl_algorithm_get_type (void);
 
 /**
  * GstCclComponent:
