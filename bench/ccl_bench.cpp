@@ -1,6 +1,6 @@
 // Kernel-level benchmark of the CUDA engine (docs/PERFORMANCE.md, "Method"): the random grid of
-// ANCHORS.md plus the real test images, every algorithm x connectivity, labels and
-// features-only modes; CSV rows and a summary of the ratio against ANCHORS.md.
+// the anchors table plus the real test images, every algorithm x connectivity, labels and
+// features-only modes; CSV rows and a summary of the ratio against the anchors table.
 //
 //   ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N]
 //             [--sizes 1920x1080,...] [--densities 0.1,0.5,...] [--granularities 1,4,16]
@@ -47,7 +47,7 @@ struct Config {
   std::string anchors;
   bench::RunPlan plan;
   std::vector<Size> sizes;
-  std::vector<double> densities;  // empty: ANCHORS.md's rows
+  std::vector<double> densities;  // empty: the anchors table's rows
   std::vector<int> granularities = {1, 4, 16};
   std::vector<ccl::Algorithm> algorithms = all_algorithms();
   std::vector<int> connectivities = {4, 8};
@@ -150,7 +150,7 @@ std::string default_anchors_path() {
   return "bench/anchors.csv";
 }
 
-/// The random cases: ANCHORS.md's rows, or sizes x --densities x granularities.
+/// The random cases: the anchors table's rows, or sizes x --densities x granularities.
 struct RandomCase {
   int width, height;
   double density;

@@ -22,7 +22,7 @@ struct Measurement {
   // the component table's copy to pinned host memory included.
   Spread total;
   // Events before and after the labeling only (ccl::cuda::Profiling::Labeling): labels
-  // + features + consecutive labels, the table copy after it excluded; what ANCHORS.md
+  // + features + consecutive labels, the table copy after it excluded; what the anchors table
   // compares against, timed as its references were (events around their launches).
   // The table copy's time comes from the same loop.
   Spread labeling, copy;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Plots ccl_bench's CSV: labeling time against density, one panel per image size and
-granularity, one line per algorithm/connectivity, with ANCHORS.md's references.
+granularity, one line per algorithm/connectivity, with the anchors table's references.
 
     /usr/bin/python3 bench/plot.py results.csv -o docs/perf-h200.png [--mode labels]
 """

@@ -1,5 +1,5 @@
 // What one benchmark case produced, its CSV row, and the end-of-run summary of the
-// ratio against ANCHORS.md's references.
+// ratio against the anchors table's references.
 #pragma once
 
 #include <cmath>

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Markdown tables for docs/PERFORMANCE.md from ccl_bench's CSV: every random case
-against ANCHORS.md, the geometric mean and worst ratio per connectivity, the stage
+against the anchors table, the geometric mean and worst ratio per connectivity, the stage
 split and the real images.
 
     /usr/bin/python3 bench/summary.py results.csv [--mode labels]
@@ -115,7 +115,7 @@ def main():
     random_rows = [r for r in good if r["granularity"]]
     print(f"Device: {header.get('device')}; copy bandwidth {header.get('copy_bandwidth_GBps')} GB/s.\n")
     lines, groups = ratio_table([r for r in random_rows if r["mode"] == args.mode])
-    print(f"### Ratio against ANCHORS.md ({args.mode} mode)\n")
+    print(f"### Ratio against the anchors table ({args.mode} mode)\n")
     print("\n".join(group_table(groups)))
     print(f"\n### Every case ({args.mode} mode, median µs; * = goal not met)\n")
     print("\n".join(lines))

@@ -19,7 +19,7 @@ struct GrayImage {
   std::vector<uint8_t> pixels;
 };
 
-/// The YACCLAB granularity recipe of ANCHORS.md: std::mt19937(seed); g x g blocks in
+/// The YACCLAB granularity recipe of the anchors table: std::mt19937(seed); g x g blocks in
 /// row-major block order (last row/column cropped); a block is foreground iff the next
 /// raw 32-bit gen() output is below llround(density * 2^32). Pixels are 0 or 1.
 BinaryImage yacclab_random(int width, int height, double density, int granularity,

@@ -1,4 +1,4 @@
-// The YACCLAB granularity recipe (ANCHORS.md), so that test and benchmark images are
+// The YACCLAB granularity recipe (the anchors table), so that test and benchmark images are
 // the same images the anchor numbers were measured on.
 #include <cmath>
 #include <random>

@@ -1,4 +1,4 @@
-// The YACCLAB random grid (ANCHORS.md): 1920x1080, 2048x2048, 3840x2160; densities 0
+// The YACCLAB random grid (the anchors table): 1920x1080, 2048x2048, 3840x2160; densities 0
 // to 1 by 0.1; granularity 1, 4, 16; two seeds. On every image: both algorithms, both
 // connectivities, the three threshold modes; the pixel format (and a row padding)
 // rotates from image to image so that the grid crosses every format with every mode.
