@@ -79,6 +79,15 @@ def wrap(prefix, text, indent, width=79):
     return lines
 
 
+def preamble(source):
+    """The comment that opens both generated files."""
+    return [f"/* Generated from {source} by",
+            " * plugin/meta/gen-algorithm-enum.py: edit the registry, not this file.",
+            " *",
+            " * SPDX-License-Identifier: LGPL-2.1-or-later",
+            " */"]
+
+
 def header(entries, source):
     doc = []
     for _, nick, title, description in entries:
@@ -86,11 +95,7 @@ def header(entries, source):
                     " *   ")
     values = [f"  {value_name(nick)} = {i}," for i, (_, nick, _, _) in enumerate(entries)]
     return "\n".join([
-        f"/* Generated from {source} by",
-        " * plugin/meta/gen-algorithm-enum.py: edit the registry, not this file.",
-        " *",
-        " * SPDX-License-Identifier: LGPL-2.1-or-later",
-        " */",
+        *preamble(source),
         "#ifndef __GST_CCL_ALGORITHM_H__",
         "#define __GST_CCL_ALGORITHM_H__",
         "",
@@ -130,11 +135,7 @@ def source_file(entries, source):
         values.append(f"    {{{value_name(nick)}, {c_string(title)},")
         values.append(f"        {c_string(nick)}}},")
     return "\n".join([
-        f"/* Generated from {source} by",
-        " * plugin/meta/gen-algorithm-enum.py: edit the registry, not this file.",
-        " *",
-        " * SPDX-License-Identifier: LGPL-2.1-or-later",
-        " */",
+        *preamble(source),
         "#include \"gst/ccl/gstcclalgorithm.h\"",
         "",
         "GType",

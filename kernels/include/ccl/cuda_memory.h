@@ -74,28 +74,32 @@ class DeviceBuffer {
   size_t capacity_ = 0;
 };
 
-/// Pinned host memory the device writes into directly (cudaHostAllocMapped): kernels
-/// can leave results there without a copy whose size the host would have to know.
-template <class T>
-class MappedBuffer {
+/// Page-locked host memory: plain (cudaHostAllocDefault), for copies that run
+/// asynchronously with the host, or mapped into the device (cudaHostAllocMapped), which
+/// kernels write into directly: results whose size the host does not know yet need no
+/// copy then.
+template <class T, unsigned kFlags>
+class HostBuffer {
  public:
-  MappedBuffer() = default;
-  ~MappedBuffer() { release(); }
-  MappedBuffer(const MappedBuffer&) = delete;
-  MappedBuffer& operator=(const MappedBuffer&) = delete;
+  HostBuffer() = default;
+  ~HostBuffer() { release(); }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
 
   /// Ensures room for `count` elements; old contents are not kept. True when the
   /// memory moved. `what` names the buffer in the error.
-  bool reserve(size_t count, const char* what = "cudaHostAlloc (mapped)") {
+  bool reserve(size_t count, const char* what = "cudaHostAlloc") {
     if (count <= capacity_) return false;
     release();
     void* p = nullptr;
-    check(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocMapped), what);
+    check(cudaHostAlloc(&p, count * sizeof(T), kFlags), what);
     host_ = static_cast<T*>(p);
     capacity_ = count;
-    void* d = nullptr;
-    CCL_CUDA_CHECK(cudaHostGetDevicePointer(&d, p, 0));
-    device_ = static_cast<T*>(d);
+    if (kFlags & cudaHostAllocMapped) {
+      void* d = nullptr;
+      check(cudaHostGetDevicePointer(&d, p, 0), what);
+      device_ = static_cast<T*>(d);
+    }
     return true;
   }
   void release() {
@@ -103,7 +107,9 @@ class MappedBuffer {
     host_ = device_ = nullptr;
     capacity_ = 0;
   }
+  T* get() const { return host_; }
   T* host() const { return host_; }
+  /// The kernels' address of the same memory (mapped buffers only; null otherwise).
   T* device() const { return device_; }
   size_t capacity() const { return capacity_; }
 
@@ -113,39 +119,10 @@ class MappedBuffer {
   size_t capacity_ = 0;
 };
 
-/// Page-locked host memory (cudaHostAllocDefault), for copies that run asynchronously
-/// with the host.
 template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  /// Ensures room for `count` elements; old contents are not kept. True when the
-  /// memory moved. `what` names the buffer in the error.
-  bool reserve(size_t count, const char* what = "cudaHostAlloc") {
-    if (count <= capacity_) return false;
-    release();
-    void* p = nullptr;
-    check(cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocDefault), what);
-    data_ = static_cast<T*>(p);
-    capacity_ = count;
-    return true;
-  }
-  void release() {
-    if (data_) cudaFreeHost(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-  T* get() const { return data_; }
-  size_t capacity() const { return capacity_; }
-
- private:
-  T* data_ = nullptr;
-  size_t capacity_ = 0;
-};
+using PinnedBuffer = HostBuffer<T, cudaHostAllocDefault>;
+template <class T>
+using MappedBuffer = HostBuffer<T, cudaHostAllocMapped>;
 
 class Event {
  public:
