@@ -275,7 +275,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       g_param_spec_enum ("algorithm", "Algorithm",
           "Labeling algorithm on the GPU: any value of GstCclAlgorithm (the "
           "engine's registry of algorithms; gst-inspect-1.0 lists them). Every "
-          "algorithm gives the same labels and features",
+          "algorithm gives the same labels and features; label-equivalence and "
+          "row-col-unify wait on the host between their rounds",
           GST_TYPE_CCL_ALGORITHM, DEFAULT_ALGORITHM,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_CONNECTIVITY,

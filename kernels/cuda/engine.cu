@@ -1,8 +1,9 @@
 // The engine: owns the scratch of one frame size and queues the stages on the
-// caller's stream. Sequence per frame, no host synchronization inside:
+// caller's stream. Sequence per frame, no host synchronization inside (but for the
+// labelers that iterate with host rounds, labeler.h):
 //   threshold (Otsu only: histogram + level; fixed levels are kernel arguments)
-//   local labeling (HA strips / KE initialization; the threshold is fused in here)
-//   merging (HA strip and chunk borders / KE compression, reduction)
+//   local labeling (the algorithm's Labeler::local; the threshold is fused in here)
+//   merging (the algorithm's Labeler::merge)
 //   analysis (root numbering, output labels + features)
 //   report (table finished; the reported entries written into mapped pinned host memory)
 // The component count is unknown to the host while it queues the frame, so no copy of
