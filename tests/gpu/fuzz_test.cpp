@@ -1,0 +1,254 @@
+// gpu_fuzz: random frames (tests/common/fuzz_frames.h) labeled by the CUDA engine, with
+// its buffers poisoned before every frame, and by the CPU reference; count, level,
+// full component table and label image must be equal byte for byte, and with tracking
+// a ccl::Tracker fed each side's tables must give the same tracks.
+//
+//   gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR] [--max-side N]
+//   gpu_fuzz --case "<line printed on a mismatch>"
+//
+// Cases are prepared (frames and references) on every core while the GPU labels;
+// a mismatch prints its one-line reproducer and writes the frame's luma as PGM to
+// --out. The last line reads "N frames, M mismatches, seed S"; the exit status is 1
+// when M > 0, 0 otherwise (and 0, saying why, without a usable device).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ccl/cuda_engine.h"
+#include "ccl/cuda_engine_testing.h"
+#include "ccl/reference.h"
+#include "ccl/tracker.h"
+#include "ccl/types.h"
+#include "compare.h"
+#include "fuzz_frames.h"
+
+namespace {
+
+using namespace ccl;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  uint64_t seed = 0;
+  bool seed_given = false;
+  uint64_t frames = 10000;
+  double budget_seconds = 0;  // 0: none
+  std::string out = "gpu_fuzz_out";
+  std::string case_line;
+  int max_side = 4096;
+};
+
+// A case with its frames and the reference's results, ready for the GPU.
+struct Prepared {
+  test::FuzzCase c;
+  std::vector<test::Frame> frames;
+  std::vector<Result> want;
+  std::string error;  // the reference threw (a bug of the generator or reference)
+};
+
+Prepared prepare(const test::FuzzCase& c) {
+  Prepared p;
+  p.c = c;
+  try {
+    const Options options = test::fuzz_options(c);
+    for (int t = 0; t < test::fuzz_frame_count(c); ++t) {
+      p.frames.push_back(test::fuzz_frame(c, t));
+      p.want.emplace_back();
+      reference_label(p.frames.back().view, options, p.want.back());
+    }
+  } catch (const std::exception& e) {
+    p.error = std::string("reference: ") + e.what();
+  }
+  return p;
+}
+
+std::string track_difference(const std::vector<TrackInfo>& got,
+                             const std::vector<TrackInfo>& want) {
+  if (got.size() != want.size())
+    return std::to_string(got.size()) + " tracks instead of " + std::to_string(want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const TrackInfo &g = got[i], &w = want[i];
+    if (g.id != w.id || g.parent_id != w.parent_id || g.age != w.age ||
+        g.frames_unseen != w.frames_unseen || g.velocity_x != w.velocity_x ||
+        g.velocity_y != w.velocity_y || g.predicted_x != w.predicted_x ||
+        g.predicted_y != w.predicted_y || g.predicted_width != w.predicted_width ||
+        g.predicted_height != w.predicted_height) {
+      std::ostringstream s;
+      s << "track of component " << i + 1 << ": id " << g.id << " parent " << g.parent_id
+        << " age " << g.age << " unseen " << g.frames_unseen << " v " << g.velocity_x << ","
+        << g.velocity_y << " predicted " << g.predicted_x << "," << g.predicted_y << " "
+        << g.predicted_width << "x" << g.predicted_height << " instead of id " << w.id
+        << " parent " << w.parent_id << " age " << w.age << " unseen " << w.frames_unseen
+        << " v " << w.velocity_x << "," << w.velocity_y << " predicted " << w.predicted_x
+        << "," << w.predicted_y << " " << w.predicted_width << "x" << w.predicted_height;
+      return s.str();
+    }
+  }
+  return "";
+}
+
+// The frame's luma as an 8-bit PGM (the generator's gray image: what every format encodes).
+void write_pgm(const std::string& path, const test::GrayImage& g) {
+  std::ofstream f(path, std::ios::binary);
+  f << "P5\n" << g.width << " " << g.height << "\n255\n";
+  f.write(reinterpret_cast<const char*>(g.pixels.data()), std::streamsize(g.pixels.size()));
+}
+
+// Labels the prepared case on the GPU; empty when everything matches, otherwise what
+// differs (and *frame, which frame of a sequence).
+std::string check(cuda::Engine& engine, const Prepared& p, int* frame) {
+  *frame = 0;
+  if (!p.error.empty()) return p.error;
+  const Options options = test::fuzz_options(p.c);
+  Tracker on_gpu, on_reference;
+  std::vector<TrackInfo> gpu_tracks, ref_tracks;
+  for (size_t t = 0; t < p.frames.size(); ++t) {
+    *frame = int(t);
+    Result got;
+    try {
+      engine.label_host(p.frames[t].view, options, got);
+    } catch (const std::exception& e) {
+      return std::string("engine: ") + e.what();
+    }
+    const std::string diff = test::difference(got, p.want[t]);
+    if (!diff.empty()) return diff;
+    if (p.c.frames > 0) {
+      on_gpu.update(p.c.width, p.c.height, got.components, gpu_tracks);
+      on_reference.update(p.c.width, p.c.height, p.want[t].components, ref_tracks);
+      const std::string tracks = track_difference(gpu_tracks, ref_tracks);
+      if (!tracks.empty()) return tracks;
+    }
+  }
+  return "";
+}
+
+uint64_t case_seed(uint64_t run_seed, uint64_t i) {
+  uint64_t z = run_seed + (i + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void usage() {
+  std::cout << "usage: gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR]"
+               " [--max-side N]\n       gpu_fuzz --case \"<reproducer line>\"\n";
+}
+
+bool parse_args(int argc, char** argv, Args* a) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (arg == "--seed") a->seed = std::stoull(value()), a->seed_given = true;
+      else if (arg == "--frames") a->frames = std::stoull(value());
+      else if (arg == "--budget-seconds") a->budget_seconds = std::stod(value());
+      else if (arg == "--out") a->out = value();
+      else if (arg == "--case") a->case_line = value();
+      else if (arg == "--max-side") a->max_side = std::stoi(value());
+      else if (arg == "--help" || arg == "-h") return usage(), false;
+      else throw std::invalid_argument("unknown argument " + arg);
+    } catch (const std::exception& e) {
+      std::cerr << "gpu_fuzz: " << e.what() << "\n";
+      usage();
+      std::exit(2);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!parse_args(argc, argv, &args)) return 0;
+  if (!args.seed_given)
+    args.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ull;
+
+  test::FuzzCase single;
+  if (!args.case_line.empty()) {
+    std::string why;
+    if (!test::parse_fuzz_case(args.case_line, &single, &why)) {
+      std::cerr << "gpu_fuzz: --case: " << why << "\n";
+      return 2;
+    }
+    args.seed = single.seed;
+    args.frames = 1;
+  }
+
+  std::string why;
+  if (!cuda::device_usable(-1, &why)) {
+    std::cout << "gpu_fuzz: skipped, no usable CUDA device: " << why << "\n";
+    return 0;
+  }
+  std::cout << "gpu_fuzz: seed " << args.seed << ", up to " << args.frames << " frames";
+  if (args.budget_seconds > 0) std::cout << " or " << args.budget_seconds << " s";
+  std::cout << std::endl;
+
+  cuda::Engine engine(-1);
+  cuda::testing::set_poison_byte(engine, 0xAB);
+
+  test::FuzzLimits limits;
+  limits.max_side = args.max_side;
+  limits.max_pixels = std::min<int64_t>(limits.max_pixels, int64_t(args.max_side) * args.max_side);
+  auto case_at = [&](uint64_t i) {
+    return args.case_line.empty() ? test::random_fuzz_case(case_seed(args.seed, i), limits) : single;
+  };
+
+  const auto start = Clock::now();
+  auto out_of_time = [&] {
+    return args.budget_seconds > 0 &&
+           std::chrono::duration<double>(Clock::now() - start).count() >= args.budget_seconds;
+  };
+  const size_t window = std::max(2u, std::thread::hardware_concurrency()) + 2;
+  std::deque<std::future<Prepared>> queue;
+  uint64_t next = 0, done = 0, mismatches = 0, images = 0, pgms = 0;
+  const uint64_t kMaxMismatches = 100, kMaxPgms = 50;
+  bool out_ready = false;
+  while (true) {
+    while (queue.size() < window && next < args.frames && !out_of_time())
+      queue.push_back(std::async(std::launch::async, prepare, case_at(next++)));
+    if (queue.empty()) break;
+    const Prepared p = queue.front().get();
+    queue.pop_front();
+    int frame = 0;
+    const std::string diff = check(engine, p, &frame);
+    ++done;
+    images += p.frames.size();
+    if (diff.empty()) continue;
+    ++mismatches;
+    std::cout << "MISMATCH " << test::to_line(p.c) << "\n  frame " << frame << ": " << diff
+              << std::endl;
+    if (pgms < kMaxPgms) {
+      std::error_code ec;
+      if (!out_ready) out_ready = std::filesystem::create_directories(args.out, ec) || !ec;
+      const std::string base = args.out + "/fuzz-" + std::to_string(p.c.seed) + "-frame" +
+                               std::to_string(frame);
+      write_pgm(base + ".pgm", test::fuzz_gray(p.c, frame));
+      std::ofstream(base + ".txt") << test::to_line(p.c) << "\nframe " << frame << ": " << diff
+                                   << "\n";
+      ++pgms;
+    }
+    if (mismatches >= kMaxMismatches) {
+      std::cout << "gpu_fuzz: stopping after " << mismatches << " mismatches" << std::endl;
+      for (auto& f : queue) f.wait();
+      break;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s" << std::endl;
+  std::cout << done << " frames, " << mismatches << " mismatches, seed " << args.seed
+            << std::endl;
+  return mismatches ? 1 : 0;
+}
