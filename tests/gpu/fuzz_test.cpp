@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   std::string why;
   if (!cuda::device_usable(-1, &why)) {
     std::cout << "gpu_fuzz: skipped, no usable CUDA device: " << why << "\n";
-    return 0;
+    return 77;  // meson's "skipped"
   }
   std::cout << "gpu_fuzz: seed " << args.seed << ", up to " << args.frames << " frames";
   if (args.budget_seconds > 0) std::cout << " or " << args.budget_seconds << " s";
