@@ -9,7 +9,7 @@
 // Cases are prepared (frames and references) on every core while the GPU labels;
 // a mismatch prints its one-line reproducer and writes the frame's luma as PGM to
 // --out. The last line reads "N frames, M mismatches, seed S"; the exit status is 1
-// when M > 0, 0 otherwise (and 0, saying why, without a usable device).
+// when M > 0, 0 otherwise (and 77, "skipped", saying why, without a usable device).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
