@@ -289,6 +289,7 @@ struct Engine::Impl {
 
 Engine::Engine(int device_id) : impl_(std::make_unique<Impl>()) {
   std::string why;
+  if (!faults::arm_from_environment(&why)) throw Error("CCL_FAULT_INJECT: " + why);
   if (!device_usable(device_id, &why)) throw Error("no usable CUDA device: " + why);
   impl_->device = resolve_device(device_id);
   DeviceScope scope(impl_->device);
@@ -359,9 +360,10 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   out.components.clear();
   if (copy_labels && d.wrote_labels) {
     out.labels.resize(d.geo.pixels());
-    CCL_CUDA_CHECK(cudaMemcpyAsync(out.labels.data(), d.output.get(),
-                                   d.geo.pixels() * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                   d.stream));
+    check_copy(cudaMemcpyAsync(out.labels.data(), d.output.get(),
+                               d.geo.pixels() * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                               d.stream),
+               "cudaMemcpyAsync (label image)");
     CCL_CUDA_CHECK(cudaStreamSynchronize(d.stream));
   } else {
     out.labels.clear();
@@ -401,8 +403,9 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   const size_t row_bytes = size_t(host_image.width) * luma_bytes_per_pixel(host_image.format);
   const size_t stride = host_image.strides[0];
   d.upload.reserve(stride * size_t(host_image.height - 1) + row_bytes);
-  CCL_CUDA_CHECK(cudaMemcpy2DAsync(d.upload.get(), stride, host_image.planes[0], stride,
-                                   row_bytes, host_image.height, cudaMemcpyHostToDevice, stream));
+  check_copy(cudaMemcpy2DAsync(d.upload.get(), stride, host_image.planes[0], stride, row_bytes,
+                               host_image.height, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpy2DAsync (luma upload)");
   ImageView device_image = host_image;
   device_image.space = MemorySpace::Device;
   device_image.planes[0] = d.upload.get();

@@ -42,7 +42,11 @@ class GraphExec {
   GraphExec(const GraphExec&) = delete;
   GraphExec& operator=(const GraphExec&) = delete;
 
-  void launch(cudaStream_t stream) const { CCL_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+  void launch(cudaStream_t stream) const {
+    if (faults::fail_here(faults::Fault::Launch))
+      throw_cuda_error(cudaErrorLaunchFailure, "cudaGraphLaunch");
+    CCL_CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+  }
 
  private:
   cudaGraphExec_t exec_ = nullptr;

@@ -119,9 +119,9 @@ class CudaBackend final : public Backend {
     std::memcpy(table_staging_.get() + key_bytes, selection.marks.data(), mark_bytes);
     std::memcpy(table_staging_.get() + key_bytes + mark_bytes, selection.trails.data(),
                 segment_bytes);
-    cuda::check(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), table_bytes,
-                               cudaMemcpyHostToDevice, s),
-               "cudaMemcpyAsync (overlay tables)");
+    cuda::check_copy(cudaMemcpyAsync(table_device_.get(), table_staging_.get(), table_bytes,
+                                     cudaMemcpyHostToDevice, s),
+                     "cudaMemcpyAsync (overlay tables)");
     const auto* d_keys = reinterpret_cast<const uint32_t*>(table_device_.get());
     const auto* d_marks = reinterpret_cast<const overlay::Mark*>(table_device_.get() + key_bytes);
     const auto* d_segments = reinterpret_cast<const overlay::Segment*>(
@@ -149,9 +149,9 @@ class CudaBackend final : public Backend {
     if (!in_place)
       for (int p = 0; p < plane_count(frame.format); ++p) {
         const PlaneSize size = plane_size(frame.format, w, h, p);
-        cuda::check(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
-                                   cudaMemcpyDeviceToHost, s),
-                   "cudaMemcpyAsync (download plane)");
+        cuda::check_copy(cudaMemcpyAsync(staging_[p].get(), planes_[p].get(), size.bytes(),
+                                         cudaMemcpyDeviceToHost, s),
+                         "cudaMemcpyAsync (download plane)");
       }
     drawn_->record(s);
     // The buffer leaves the element when this returns: its device memory must be
@@ -188,9 +188,9 @@ class CudaBackend final : public Backend {
       throw Error("cuda backend: frame larger than the configured caps");
     pack_rows(staging_[p].get(), static_cast<const uint8_t*>(frame.planes[p]), frame.strides[p],
               size);
-    cuda::check(cudaMemcpyAsync(planes_[p].get(), staging_[p].get(), size.bytes(),
-                               cudaMemcpyHostToDevice, stream_->get()),
-               "cudaMemcpyAsync (upload plane)");
+    cuda::check_copy(cudaMemcpyAsync(planes_[p].get(), staging_[p].get(), size.bytes(),
+                                     cudaMemcpyHostToDevice, stream_->get()),
+                     "cudaMemcpyAsync (upload plane)");
   }
 
   std::unique_ptr<cuda::Engine> engine_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "ccl/faults.h"
 #include "ccl/types.h"
 
 namespace ccl::cuda {
@@ -28,8 +29,17 @@ inline void check(cudaError_t err, const char* what) {
 }
 
 /// After a <<<>>> launch: configuration errors show up here, execution errors later
-/// at the next synchronizing call (also checked).
-inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+/// at the next synchronizing call (also checked). Counts a launch (ccl/faults.h).
+inline void check_launch(const char* kernel) {
+  if (faults::fail_here(faults::Fault::Launch)) throw_cuda_error(cudaErrorLaunchFailure, kernel);
+  check(cudaGetLastError(), kernel);
+}
+
+/// Checks a copy's result; counts a copy (ccl/faults.h).
+inline void check_copy(cudaError_t err, const char* what) {
+  if (faults::fail_here(faults::Fault::Copy)) throw_cuda_error(cudaErrorUnknown, what);
+  check(err, what);
+}
 
 }  // namespace ccl::cuda
 
@@ -52,6 +62,8 @@ class DeviceBuffer {
   bool reserve(size_t count, const char* what = "cudaMalloc") {
     if (count <= capacity_) return false;
     release();
+    if (faults::fail_here(faults::Fault::DeviceAlloc))
+      throw_cuda_error(cudaErrorMemoryAllocation, what);
     check(cudaMalloc(&data_, count * sizeof(T)), what);
     capacity_ = count;
     return true;
@@ -91,6 +103,8 @@ class HostBuffer {
   bool reserve(size_t count, const char* what = "cudaHostAlloc") {
     if (count <= capacity_) return false;
     release();
+    if (faults::fail_here(faults::Fault::PinnedAlloc))
+      throw_cuda_error(cudaErrorMemoryAllocation, what);
     void* p = nullptr;
     check(cudaHostAlloc(&p, count * sizeof(T), kFlags), what);
     host_ = static_cast<T*>(p);
