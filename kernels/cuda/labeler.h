@@ -33,7 +33,7 @@ struct LabelingFrame {
   void* scratch;
   /// One word of pinned host memory mapped into the device (host_flag: the host's
   /// address, device_flag: the kernels'), for labelers that iterate until a kernel
-  /// reports no change (host_rounds()); null for the others.
+  /// reports no change (host_rounds()); may be null for the others.
   uint32_t* host_flag;
   uint32_t* device_flag;
   cudaStream_t stream;
