@@ -1,5 +1,5 @@
 # TAP helpers for the shell tests (source it): ok, not_ok NAME [DETAILS], skip NAME WHY
-# and check NAME COMMAND...; $failed counts the failures, $n the cases so far.
+# check NAME COMMAND... and install_or_bail; $failed counts the failures, $n the cases so far.
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -14,4 +14,16 @@ check() {
   local name=$1 out
   shift
   if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi
+}
+# install_or_bail BUILD DESTDIR PLAN: the case "meson install into a scratch DESTDIR";
+# when it fails, the other cases of a PLAN-case run are skipped and the script exits 1.
+install_or_bail() {
+  local out i
+  if out=$(meson install -C "$1" --destdir "$2" --no-rebuild 2>&1); then
+    ok "meson install into a scratch DESTDIR"
+  else
+    not_ok "meson install into a scratch DESTDIR" "$(tail -n 20 <<<"$out")"
+    for i in $(seq $((n + 1)) "$3"); do skip "installed check $i" "nothing was installed"; done
+    exit 1
+  fi
 }

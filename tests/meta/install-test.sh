@@ -25,13 +25,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
 echo "1..9"
 
-if out=$(meson install -C "$build" --destdir "$stage/root" --no-rebuild 2>&1); then
-  ok "meson install into a scratch DESTDIR"
-else
-  not_ok "meson install into a scratch DESTDIR" "$(tail -n 20 <<<"$out")"
-  for i in $(seq 2 9); do skip "installed check $i" "nothing was installed"; done
-  exit 1
-fi
+install_or_bail "$build" "$stage/root" 9
 
 pc=$(find "$stage/root" -name gstreamer-ccl-1.0.pc | head -n 1)
 if [ -z "$pc" ]; then
