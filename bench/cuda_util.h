@@ -18,14 +18,7 @@ inline ccl::ImageView upload_gray(const uint8_t* pixels, int width, int height,
   const size_t bytes = size_t(width) * size_t(height);
   plane.reserve(bytes);
   CCL_CUDA_CHECK(cudaMemcpy(plane.get(), pixels, bytes, cudaMemcpyHostToDevice));
-  ccl::ImageView view;
-  view.width = width;
-  view.height = height;
-  view.format = ccl::PixelFormat::Gray8;
-  view.space = ccl::MemorySpace::Device;
-  view.planes[0] = plane.get();
-  view.strides[0] = size_t(width);
-  return view;
+  return ccl::ImageView::gray8(plane.get(), width, height, 0, ccl::MemorySpace::Device);
 }
 
 /// Microseconds between two recorded timing events (the later one already reached).

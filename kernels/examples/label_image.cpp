@@ -42,13 +42,7 @@ int main(int argc, char** argv) {
     std::cerr << argv[1] << ": not an 8-bit binary PGM\n";
     return 1;
   }
-  ccl::ImageView image;
-  image.width = width;
-  image.height = height;
-  image.format = ccl::PixelFormat::Gray8;
-  image.space = ccl::MemorySpace::Host;
-  image.planes[0] = pixels.data();
-  image.strides[0] = size_t(width);
+  const ccl::ImageView image = ccl::ImageView::gray8(pixels.data(), width, height);
 
   ccl::Options options;  // foreground: luma above the threshold, 8-connected
   options.threshold = argc > 2 ? std::stoi(argv[2]) : 128;

@@ -179,13 +179,7 @@ int main(int argc, char** argv) {
   const cv::Mat gray = cv::imread(args.input, cv::IMREAD_GRAYSCALE);
   if (gray.empty()) die("cannot read " + args.input + " as an image");
 
-  ccl::ImageView view;
-  view.width = gray.cols;
-  view.height = gray.rows;
-  view.format = ccl::PixelFormat::Gray8;
-  view.space = ccl::MemorySpace::Host;
-  view.planes[0] = gray.data;
-  view.strides[0] = gray.step[0];
+  const ccl::ImageView view = ccl::ImageView::gray8(gray.data, gray.cols, gray.rows, gray.step[0]);
 
   bool use_cuda = args.backend == Backend::Cuda;
   if (args.backend != Backend::Cpu) {

@@ -115,12 +115,7 @@ GrayImage render(const Scene& scene, size_t t) {
 
 LabeledFrame label_frame(const Scene& scene, size_t t, int connectivity) {
   const GrayImage gray = render(scene, t);
-  ImageView view;
-  view.width = gray.width;
-  view.height = gray.height;
-  view.format = PixelFormat::Gray8;
-  view.planes[0] = const_cast<uint8_t*>(gray.pixels.data());
-  view.strides[0] = size_t(gray.width);
+  const ImageView view = ImageView::gray8(gray.pixels.data(), gray.width, gray.height);
   Options options;
   options.threshold = 128;
   options.mode = ThresholdMode::Above;

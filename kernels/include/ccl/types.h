@@ -50,6 +50,19 @@ struct ImageView {
   void* planes[3] = {nullptr, nullptr, nullptr};
   size_t strides[3] = {0, 0, 0};  // bytes per row, per plane
 
+  /// One GRAY8 plane: `stride` bytes per row (0: `width`).
+  static ImageView gray8(const void* pixels, int width, int height, size_t stride = 0,
+                         MemorySpace space = MemorySpace::Host) {
+    ImageView v;
+    v.width = width;
+    v.height = height;
+    v.format = PixelFormat::Gray8;
+    v.space = space;
+    v.planes[0] = const_cast<void*>(pixels);
+    v.strides[0] = stride ? stride : size_t(width);
+    return v;
+  }
+
   int64_t pixels() const { return int64_t(width) * height; }
 };
 
