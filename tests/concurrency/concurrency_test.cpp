@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "app_pipeline.h"
 #include "element_util.h"
 
 namespace ccl::element_test {
@@ -109,283 +110,6 @@ class Watchdog {
   std::thread thread_;
 };
 
-// ---------------------------------------------------------------------------------
-// Deterministic frames
-
-uint64_t mix(uint64_t x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Frame `i` of a stream: 4x4 blocks of a fixed random field (35% foreground) sliding
-// two pixels right per frame, so components persist and tracks live across frames;
-// foreground luma 160..255 and background 0..119 vary along ramps, so the threshold,
-// its mode and Otsu's level all change what is found.
-test::GrayImage scene(int width, int height, int i, uint32_t seed) {
-  test::GrayImage g;
-  g.name = "scene";
-  g.width = width;
-  g.height = height;
-  g.pixels.resize(size_t(width) * size_t(height));
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) {
-      const uint64_t bx = uint64_t(x + 2 * i) / 4, by = uint64_t(y) / 4;
-      const bool fg = mix(seed ^ mix(bx ^ mix(by))) % 100 < 35;
-      g.pixels[size_t(y) * width + x] =
-          uint8_t(fg ? 160 + (x + y) % 96 : (5 * x + 3 * y) % 120);
-    }
-  return g;
-}
-
-struct Stream {
-  PixelFormat format = PixelFormat::Gray8;
-  int width = 320, height = 240;
-  int frames = 8;
-  uint32_t seed = 1;
-  size_t extra_stride = 0;
-  std::string properties;  // of cudaccl, gst-launch syntax
-};
-
-std::vector<test::Frame> frames_of(const Stream& s) {
-  std::vector<test::Frame> out;
-  for (int i = 0; i < s.frames; ++i)
-    out.push_back(test::make_frame(scene(s.width, s.height, i, s.seed), s.format, s.extra_stride));
-  return out;
-}
-
-// ---------------------------------------------------------------------------------
-// Metadata as text: every field (doubles exactly, as hex floats) but gpu_time, which
-// is a measurement. Two frames' metadata are equal when their texts are.
-
-std::string describe(GstBuffer* buf) {
-  std::ostringstream s;
-  gpointer it = nullptr;
-  int metas = 0;
-  while (GstMeta* m = gst_buffer_iterate_meta_filtered(buf, &it, GST_CCL_META_API_TYPE)) {
-    const auto* meta = reinterpret_cast<const GstCclMeta*>(m);
-    ++metas;
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "meta %ux%u total %u reported %u threshold %u algorithm %d connectivity %u "
-                  "tracking %d\n",
-                  meta->width, meta->height, meta->total_count, meta->n_components,
-                  meta->threshold, int(meta->algorithm), meta->connectivity,
-                  int(meta->tracking));
-    s << line;
-    for (guint c = 0; c < meta->n_components; ++c) {
-      const GstCclComponent& k = meta->components[c];
-      std::snprintf(line, sizeof line,
-                    "  %u box %d,%d %dx%d area %" G_GUINT64_FORMAT " sums %" G_GUINT64_FORMAT
-                    " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-                    " %" G_GUINT64_FORMAT " centroid %a %a track %" G_GUINT64_FORMAT
-                    " parent %" G_GUINT64_FORMAT " age %u unseen %u velocity %a %a "
-                    "predicted %d,%d %dx%d\n",
-                    k.label, k.x, k.y, k.width, k.height, k.area, k.sum_x, k.sum_y, k.sum_xx,
-                    k.sum_xy, k.sum_yy, k.centroid_x, k.centroid_y, k.track_id, k.parent_id,
-                    k.track_age, k.frames_unseen, k.velocity_x, k.velocity_y, k.predicted_x,
-                    k.predicted_y, k.predicted_width, k.predicted_height);
-      s << line;
-    }
-  }
-  if (metas != 1) s << metas << " GstCclMeta on the buffer\n";
-  return s.str();
-}
-
-// Empty when the buffer carries exactly one plausible GstCclMeta of a width x height
-// frame (whatever the settings were), else what is wrong.
-std::string invalid_meta(GstBuffer* buf, int width, int height) {
-  gpointer it = nullptr;
-  const GstCclMeta* meta = nullptr;
-  int metas = 0;
-  while (GstMeta* m = gst_buffer_iterate_meta_filtered(buf, &it, GST_CCL_META_API_TYPE)) {
-    meta = reinterpret_cast<const GstCclMeta*>(m);
-    ++metas;
-  }
-  std::ostringstream why;
-  if (metas != 1) {
-    why << metas << " GstCclMeta on the buffer, want 1";
-    return why.str();
-  }
-  if (int(meta->width) != width || int(meta->height) != height)
-    why << "meta of " << meta->width << "x" << meta->height;
-  else if (meta->connectivity != 4 && meta->connectivity != 8)
-    why << "connectivity " << meta->connectivity;
-  else if (meta->threshold > 255)
-    why << "threshold " << meta->threshold;
-  else if (meta->n_components > meta->total_count)
-    why << meta->n_components << " reported of " << meta->total_count;
-  else if (meta->n_components > 0 && !meta->components)
-    why << "no component array";
-  if (!why.str().empty()) return why.str();
-  for (guint c = 0; c < meta->n_components; ++c) {
-    const GstCclComponent& k = meta->components[c];
-    const bool box = k.width > 0 && k.height > 0 && k.x >= 0 && k.y >= 0 &&
-                     k.x + k.width <= width && k.y + k.height <= height;
-    const bool ok = box && k.label >= 1 && k.label <= meta->total_count && k.area >= 1 &&
-                    k.area <= uint64_t(k.width) * uint64_t(k.height) &&
-                    k.centroid_x >= k.x && k.centroid_x <= k.x + k.width - 1 &&
-                    k.centroid_y >= k.y && k.centroid_y <= k.y + k.height - 1;
-    const bool track_ok = meta->tracking ? k.track_id >= 1 && k.track_age >= 1
-                                         : k.track_id == 0 && k.parent_id == 0 &&
-                                               k.track_age == 0;
-    if (!ok || !track_ok) {
-      why << "component " << c << " implausible: label " << k.label << " box " << k.x << ","
-          << k.y << " " << k.width << "x" << k.height << " area " << k.area << " track "
-          << k.track_id << " age " << k.track_age << " (tracking " << meta->tracking << ")";
-      return why.str();
-    }
-  }
-  return "";
-}
-
-// gtest: two runs' per-frame metadata are equal; reports the first difference.
-void expect_same(const std::vector<std::string>& want, const std::vector<std::string>& got,
-                 const std::string& what) {
-  if (want.size() != got.size()) {
-    ADD_FAILURE() << what << ": " << got.size() << " frames, want " << want.size();
-    return;
-  }
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (want[i] == got[i]) continue;
-    std::istringstream a(want[i]), b(got[i]);
-    std::string la, lb;
-    int line = 0;
-    while (true) {
-      const bool ha = bool(std::getline(a, la)), hb = bool(std::getline(b, lb));
-      if (!ha && !hb) break;
-      if (!ha) la = "(none)";
-      if (!hb) lb = "(none)";
-      if (la != lb) break;
-      ++line;
-    }
-    ADD_FAILURE() << what << ": frame " << i << " differs from the serial run at line " << line
-                  << ":\n  serial: " << la << "\n  here:   " << lb;
-    return;
-  }
-}
-
-// ---------------------------------------------------------------------------------
-// Pipelines
-
-struct BusLog {
-  std::mutex mutex;
-  std::vector<std::string> errors;
-};
-
-GstBusSyncReply on_bus(GstBus*, GstMessage* msg, gpointer data) {
-  auto* log = static_cast<BusLog*>(data);
-  if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_ERROR) {
-    GError* err = nullptr;
-    gchar* debug = nullptr;
-    gst_message_parse_error(msg, &err, &debug);
-    std::lock_guard<std::mutex> g(log->mutex);
-    log->errors.push_back(std::string(GST_OBJECT_NAME(msg->src)) + ": " +
-                          (err ? err->message : "?") + " (" + (debug ? debug : "") + ")");
-    g_clear_error(&err);
-    g_free(debug);
-  }
-  // Nobody pops the bus: per-frame element messages would pile up otherwise. A sync
-  // handler that drops a message owns it.
-  gst_message_unref(msg);
-  return GST_BUS_DROP;
-}
-
-// appsrc ! cudaccl ! appsink, or with `branches` == 2 appsrc ! tee and two branches
-// queue ! cudaccl ! appsink, every cudaccl with the stream's properties.
-class Pipeline {
- public:
-  explicit Pipeline(const Stream& s, int branches = 1) {
-    std::ostringstream launch;
-    launch << "appsrc name=src format=time block=true max-bytes=4000000 ";
-    const std::string ccl = "cudaccl backend=" + backend_under_test() + " " + s.properties;
-    if (branches == 1) {
-      launch << "! " << ccl << " name=ccl0 ! appsink name=sink0 sync=false max-buffers=64";
-    } else {
-      launch << "! tee name=t";
-      for (int b = 0; b < branches; ++b)
-        launch << " t. ! queue ! " << ccl << " name=ccl" << b << " ! appsink name=sink" << b
-               << " sync=false max-buffers=64";
-    }
-    GError* error = nullptr;
-    pipeline_ = gst_parse_launch(launch.str().c_str(), &error);
-    if (!pipeline_ || error) {
-      ADD_FAILURE() << "cannot create '" << launch.str()
-                    << "': " << (error ? error->message : "?");
-      g_clear_error(&error);
-      return;
-    }
-    src_ = gst_bin_get_by_name(GST_BIN(pipeline_), "src");
-    GstCaps* caps = gst_caps_from_string(caps_string(s.format, s.width, s.height).c_str());
-    g_object_set(src_, "caps", caps, nullptr);
-    gst_caps_unref(caps);
-    for (int b = 0; b < branches; ++b) {
-      const std::string n = std::to_string(b);
-      sinks_.push_back(gst_bin_get_by_name(GST_BIN(pipeline_), ("sink" + n).c_str()));
-      ccls_.push_back(gst_bin_get_by_name(GST_BIN(pipeline_), ("ccl" + n).c_str()));
-    }
-    GstBus* bus = gst_element_get_bus(pipeline_);
-    gst_bus_set_sync_handler(bus, on_bus, &log_, nullptr);
-    gst_object_unref(bus);
-  }
-
-  ~Pipeline() {
-    if (!pipeline_) return;
-    gst_element_set_state(pipeline_, GST_STATE_NULL);
-    for (GstElement* e : sinks_) gst_object_unref(e);
-    for (GstElement* e : ccls_) gst_object_unref(e);
-    gst_object_unref(src_);
-    GstBus* bus = gst_element_get_bus(pipeline_);
-    gst_bus_set_sync_handler(bus, nullptr, nullptr, nullptr);
-    gst_object_unref(bus);
-    gst_object_unref(pipeline_);
-  }
-
-  bool ok() const { return pipeline_ != nullptr; }
-  GstElement* ccl(int b = 0) const { return ccls_[size_t(b)]; }
-
-  bool play() {
-    return gst_element_set_state(pipeline_, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
-  }
-  bool stop() {
-    return gst_element_set_state(pipeline_, GST_STATE_NULL) != GST_STATE_CHANGE_FAILURE;
-  }
-
-  // Pushes a copy of the frame, timestamped as frame `index` at 30 fps.
-  bool push(const test::Frame& f, long index) {
-    GstBuffer* buf = buffer_from_frame(f);
-    GST_BUFFER_PTS(buf) = gst_util_uint64_scale(guint64(index), GST_SECOND, 30);
-    GST_BUFFER_DURATION(buf) = gst_util_uint64_scale(1, GST_SECOND, 30);
-    return gst_app_src_push_buffer(GST_APP_SRC(src_), buf) == GST_FLOW_OK;
-  }
-  // A serialized event, queued in order with the buffers.
-  bool send(GstEvent* e) { return gst_element_send_event(src_, e); }
-  void eos() { gst_app_src_end_of_stream(GST_APP_SRC(src_)); }
-
-  // Next output buffer of branch b (to unref), or nullptr at EOS or after 30 s.
-  GstBuffer* pull(int b = 0) {
-    GstSample* sample =
-        gst_app_sink_try_pull_sample(GST_APP_SINK(sinks_[size_t(b)]), 30 * GST_SECOND);
-    if (!sample) return nullptr;
-    GstBuffer* buf = gst_buffer_ref(gst_sample_get_buffer(sample));
-    gst_sample_unref(sample);
-    return buf;
-  }
-  bool at_eos(int b = 0) { return gst_app_sink_is_eos(GST_APP_SINK(sinks_[size_t(b)])); }
-
-  std::vector<std::string> errors() {
-    std::lock_guard<std::mutex> g(log_.mutex);
-    return log_.errors;
-  }
-
- private:
-  GstElement* pipeline_ = nullptr;
-  GstElement* src_ = nullptr;
-  std::vector<GstElement*> sinks_, ccls_;
-  BusLog log_;
-};
-
 // Plays the frames through a started pipeline and returns each branch's per-frame
 // metadata (and, in `pixels`, a checksum of each output frame's bytes). Failures are
 // reported with the context; the caller stops the pipeline.
@@ -417,15 +141,7 @@ std::vector<std::vector<std::string>> play_frames(Pipeline& p,
         ADD_FAILURE() << context << ": branch " << b << " frame " << i << ": " << why;
       out[size_t(b)].push_back(describe(buf));
       progress();
-      if (pixels) {
-        GstMapInfo map;
-        uint64_t h = 0;
-        if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
-          for (gsize k = 0; k < map.size; ++k) h = mix(h ^ map.data[k]);
-          gst_buffer_unmap(buf, &map);
-        }
-        (*pixels)[size_t(b)].push_back(h);
-      }
+      if (pixels) (*pixels)[size_t(b)].push_back(checksum(buf));
       gst_buffer_unref(buf);
     }
   }
@@ -493,26 +209,6 @@ std::string describe_stream(const Stream& s) {
   o << gst_video_format_to_string(gst_format(s.format)) << " " << s.width << "x" << s.height
     << " +" << s.extra_stride << " seed " << s.seed << " [" << s.properties << "]";
   return o.str();
-}
-
-// Bytes malloc has handed out and not had back: a leak shows here even where the
-// allocator's caching hides it from RSS.
-uint64_t heap_in_use() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  const struct mallinfo2 m = mallinfo2();
-  return uint64_t(m.uordblks) + uint64_t(m.hblkhd);
-#else
-  return 0;
-#endif
-}
-
-uint64_t rss_bytes() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  return n == 2 ? uint64_t(resident) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
 }
 
 // ---------------------------------------------------------------------------------
@@ -826,13 +522,8 @@ TEST(Concurrency, TwoElementsOnTeeBranchesAgree) {
   std::vector<uint64_t> input;
   for (const auto& f : frames) {
     GstBuffer* b = buffer_from_frame(f);
-    GstMapInfo map;
-    uint64_t h = 0;
-    gst_buffer_map(b, &map, GST_MAP_READ);
-    for (gsize k = 0; k < map.size; ++k) h = mix(h ^ map.data[k]);
-    gst_buffer_unmap(b, &map);
+    input.push_back(checksum(b));
     gst_buffer_unref(b);
-    input.push_back(h);
   }
   EXPECT_NE(pixels[0], input) << "the overlay drew nothing";
 }

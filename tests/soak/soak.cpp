@@ -20,10 +20,15 @@
 //
 // Memory, sampled every --sample-every frames (CSV with --csv): host RSS, malloc's
 // heap in use (mallinfo2) and, in a CUDA build with a device and a backend other
-// than cpu or with CUDA memory, the device's memory in use (cudaMemGetInfo, all
-// processes). Warm-up: the first 10% of frames, and at least one full cycle of both
-// sizes and of the content. Bound, per series: max after the warm-up <= max during
-// it + max(8 MiB, 2%) (--growth-mib, --growth-percent; see check_growth).
+// than cpu or with CUDA memory, device memory. cudaMemGetInfo only knows the whole
+// device, so another GPU program running beside the soak would show up as the
+// element's growth; the growth check therefore takes this process's own figure from
+// NVML, and the whole device's only where NVML cannot give it (no libnvidia-ml, or
+// a container whose PID namespace hides this process from NVML's list). The run
+// says at its start which one it checks; the CSV has both. Warm-up: the first 10%
+// of frames, and at least one full cycle of both sizes and of the content. Bound,
+// per series: max after the warm-up <= max during it + max(8 MiB, 2%)
+// (--growth-mib, --growth-percent; see check_growth).
 //
 // Exit status: 0 pass, 1 failure (growth, bus error, frame count not reached, a
 // frame without its meta or with a wrong count), 2 bad arguments, 77 skipped
@@ -38,6 +43,7 @@
 
 #ifdef SOAK_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #endif
 
 #include <algorithm>
@@ -234,12 +240,125 @@ gint64 device_used() {
 #endif
 }
 
+#ifdef SOAK_HAVE_CUDA
+// This process's device memory as NVML counts it. NVML is opened at run time, so
+// that the soak neither links it nor needs its header (toolkits and containers do
+// not always ship them); the declarations below follow nvml.h.
+class NvmlProcessMemory {
+ public:
+  // Opens NVML on the device of that PCI bus id: "" when this process's figure can
+  // be read, else why not (NVML is then closed again).
+  std::string open(const char* pci_bus_id) {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib_) return std::string("cannot load libnvidia-ml.so.1: ") + dlerror();
+    auto init = (Ret (*)()) dlsym(lib_, "nvmlInit_v2");
+    auto by_bus_id = (Ret (*)(const char*, void**)) dlsym(lib_, "nvmlDeviceGetHandleByPciBusId_v2");
+    auto shutdown = (Ret (*)()) dlsym(lib_, "nvmlShutdown");
+    error_string_ = (const char* (*)(Ret)) dlsym(lib_, "nvmlErrorString");
+    // The newest the driver has; the unversioned one fills the older, shorter struct.
+    const struct { const char* name; size_t stride; } lists[] = {
+        {"nvmlDeviceGetComputeRunningProcesses_v3", sizeof(ProcessInfo)},
+        {"nvmlDeviceGetComputeRunningProcesses_v2", sizeof(ProcessInfo)},
+        {"nvmlDeviceGetComputeRunningProcesses", sizeof(ProcessInfoV1)}};
+    for (const auto& l : lists)
+      if ((list_ = (Ret (*)(void*, unsigned int*, void*)) dlsym(lib_, l.name))) {
+        stride_ = l.stride;
+        break;
+      }
+    if (!init || !by_bus_id || !shutdown || !list_)
+      return close("libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2, "
+                   "nvmlShutdown or nvmlDeviceGetComputeRunningProcesses");
+    if (Ret r = init()) return close("nvmlInit_v2: " + error(r));
+    shutdown_ = shutdown;  // from here on, close() shuts NVML down
+    if (Ret r = by_bus_id(pci_bus_id, &device_))
+      return close(std::string("nvmlDeviceGetHandleByPciBusId_v2(") + pci_bus_id + "): " + error(r));
+    std::string why;
+    return bytes(&why) < 0 ? close(why) : "";
+  }
+
+  // This process's bytes on the device, or -1 (and *why) when NVML has no figure.
+  gint64 bytes(std::string* why = nullptr) const {
+    std::vector<unsigned char> buf;
+    unsigned int n = 0;
+    Ret r = kInsufficientSize;
+    // The list may grow between the calls: room for a few more each time.
+    for (int tries = 0; tries < 4 && r == kInsufficientSize; ++tries) {
+      n += 8;
+      buf.assign((size_t) n * stride_, 0);
+      r = list_(device_, &n, buf.data());
+    }
+    if (r) {
+      if (why) *why = "nvmlDeviceGetComputeRunningProcesses: " + error(r);
+      return -1;
+    }
+    const unsigned int pid = (unsigned int) getpid();
+    for (unsigned int k = 0; k < n; ++k) {
+      ProcessInfoV1 p;  // the start every version shares
+      std::memcpy(&p, buf.data() + (size_t) k * stride_, sizeof p);
+      if (p.pid != pid) continue;
+      if (p.usedGpuMemory != kNotAvailable) return (gint64) p.usedGpuMemory;
+      if (why) *why = "NVML lists this process without a memory figure";
+      return -1;
+    }
+    if (why)
+      *why = "pid " + std::to_string(pid) + " is not among the " + std::to_string(n) +
+             " processes NVML lists on the device (another PID namespace, as in a container?)";
+    return -1;
+  }
+
+  std::string close(std::string why = "") {
+    if (shutdown_) shutdown_();
+    if (lib_) dlclose(lib_);
+    lib_ = nullptr;
+    shutdown_ = nullptr;
+    list_ = nullptr;
+    return why;
+  }
+
+ private:
+  using Ret = int;  // nvmlReturn_t
+  static constexpr Ret kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  static constexpr unsigned long long kNotAvailable = ~0ull;  // NVML_VALUE_NOT_AVAILABLE
+  struct ProcessInfoV1 {  // nvmlProcessInfo_v1_t
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+  };
+  struct ProcessInfo {  // nvmlProcessInfo_t, alias nvmlProcessInfo_v2_t
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+  };
+
+  std::string error(Ret r) const {
+    return std::to_string(r) + (error_string_ ? std::string(" ") + error_string_(r) : "");
+  }
+
+  void* lib_ = nullptr;
+  void* device_ = nullptr;  // nvmlDevice_t
+  Ret (*shutdown_)() = nullptr;
+  const char* (*error_string_)(Ret) = nullptr;
+  Ret (*list_)(void*, unsigned int*, void*) = nullptr;
+  size_t stride_ = 0;
+};
+NvmlProcessMemory g_nvml;
+#endif
+
+// This process's device memory (NVML), or -1 when not sampled or not listed.
+std::atomic<bool> g_process_sampling{false};
+gint64 device_process_used() {
+#ifdef SOAK_HAVE_CUDA
+  if (g_process_sampling.load()) return g_nvml.bytes();
+#endif
+  return -1;
+}
+
 struct Sample {
   long frame;
   int width, height;
   guint64 rss;
   guint64 heap;
-  gint64 device;
+  gint64 device;          // whole device
+  gint64 device_process;  // this process
   guint32 count;
   double seconds;
 };
@@ -334,7 +453,8 @@ GstPadProbeReturn check_frame(GstPad*, GstPadProbeInfo* info, gpointer data) {
     std::memset(g_malloc(s.args.leak_bytes), 1, s.args.leak_bytes);
 
   if (i % s.args.sample_every == 0 || i == s.warmup || i == s.args.frames - 1) {
-    Sample sm{i, w, h, host_rss(), heap_in_use(), device_used(), metas == 1 ? meta->total_count : 0,
+    Sample sm{i, w, h, host_rss(), heap_in_use(), device_used(), device_process_used(),
+              metas == 1 ? meta->total_count : 0,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count()};
     std::lock_guard<std::mutex> g(s.lock);
     s.samples.push_back(sm);
@@ -553,12 +673,26 @@ int main(int argc, char** argv) {
 #ifdef SOAK_HAVE_CUDA
   if (cuda_memory || a.backend != "cpu") {
     // Creates this process's context before the first sample, so that it counts
-    // in the warm-up; the figure is the whole device's use (every process).
+    // in the warm-up, and before NVML is asked: NVML lists a process only once it
+    // has a context on the device.
     cudaError_t e = cudaFree(nullptr);
     size_t f = 0, t = 0;
     if (e == cudaSuccess) e = cudaMemGetInfo(&f, &t);
-    if (e == cudaSuccess) g_device_sampling = true;
-    else std::printf("soak: device memory not sampled: %s\n", cudaGetErrorString(e));
+    if (e == cudaSuccess) {
+      g_device_sampling = true;
+      int dev = 0;
+      char bus_id[32] = "";  // NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE
+      std::string why = "no PCI bus id of the CUDA device";
+      if (cudaGetDevice(&dev) == cudaSuccess &&
+          cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, dev) == cudaSuccess)
+        why = g_nvml.open(bus_id);
+      g_process_sampling = why.empty();
+      if (why.empty()) std::printf("soak: device memory: this process's (NVML)\n");
+      else std::printf("soak: device memory: whole device (cudaMemGetInfo, every process): %s\n",
+                       why.c_str());
+    } else {
+      std::printf("soak: device memory not sampled: %s\n", cudaGetErrorString(e));
+    }
   }
 #else
   if (cuda_memory || a.backend != "cpu")
@@ -659,17 +793,21 @@ int main(int argc, char** argv) {
   gst_object_unref(ccl);
   gst_object_unref(sink);
   gst_object_unref(pipeline);
+#ifdef SOAK_HAVE_CUDA
+  g_nvml.close();
+#endif
 
   std::sort(s.samples.begin(), s.samples.end(),
             [](const Sample& x, const Sample& y) { return x.frame < y.frame; });
   if (!a.csv.empty()) {
     FILE* f = std::fopen(a.csv.c_str(), "w");
     if (f) {
-      std::fprintf(f, "frame,width,height,rss_bytes,heap_bytes,device_used_bytes,components,seconds\n");
+      std::fprintf(f, "frame,width,height,rss_bytes,heap_bytes,device_used_bytes,"
+                   "device_process_bytes,components,seconds\n");
       for (const Sample& sm : s.samples)
         std::fprintf(f, "%ld,%d,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GINT64_FORMAT
-                     ",%u,%.3f\n", sm.frame, sm.width, sm.height, sm.rss, sm.heap, sm.device,
-                     sm.count, sm.seconds);
+                     ",%" G_GINT64_FORMAT ",%u,%.3f\n", sm.frame, sm.width, sm.height, sm.rss,
+                     sm.heap, sm.device, sm.device_process, sm.count, sm.seconds);
       std::fclose(f);
       std::printf("soak: %zu samples written to %s\n", s.samples.size(), a.csv.c_str());
     } else {
@@ -685,8 +823,12 @@ int main(int argc, char** argv) {
   bool grew = !check_growth("host RSS", s, [](const Sample& sm) { return (gint64) sm.rss; });
   if (heap_in_use() > 0)
     grew |= !check_growth("host heap in use", s, [](const Sample& sm) { return (gint64) sm.heap; });
-  if (g_device_sampling.load())
-    grew |= !check_growth("device memory in use", s, [](const Sample& sm) { return sm.device; });
+  if (g_process_sampling.load())
+    grew |= !check_growth("device memory of this process (NVML)", s,
+                          [](const Sample& sm) { return sm.device_process; });
+  else if (g_device_sampling.load())
+    grew |= !check_growth("device memory of the whole device (cudaMemGetInfo, every process)", s,
+                          [](const Sample& sm) { return sm.device; });
   bool ok = true;
   if (grew != a.expect_growth) {
     std::printf("soak: FAIL: %s\n", grew ? "memory grew after the warm-up"
