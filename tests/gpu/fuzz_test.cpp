@@ -6,18 +6,20 @@
 //   gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR] [--max-side N]
 //   gpu_fuzz --case "<line printed on a mismatch>"
 //
-// Cases are prepared (frames and references) on every core while the GPU labels;
+// Cases are prepared (frames and references) on every other core while the GPU labels;
 // a mismatch prints its one-line reproducer and writes the frame's luma as PGM to
 // --out. The last line reads "N frames, M mismatches, seed S"; the exit status is 1
 // when M > 0, 0 otherwise (and 77, "skipped", saying why, without a usable device).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <future>
+#include <mutex>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -233,17 +235,61 @@ int main(int argc, char** argv) {
     return args.budget_seconds > 0 &&
            std::chrono::duration<double>(Clock::now() - start).count() >= args.budget_seconds;
   };
-  const size_t window = std::max(2u, std::thread::hardware_concurrency()) + 2;
-  std::deque<std::future<Prepared>> queue;
-  uint64_t next = 0, done = 0, mismatches = 0, images = 0, pgms = 0;
+  // Every core but the GPU's thread prepares cases, and the GPU checks them in the order
+  // they come ready: the rare 4096x4096 case takes seconds to prepare and, checked in
+  // index order, would leave the other cores idle behind it. The cases checked are
+  // still those of indices 0..N-1 (a worker takes the next index and always finishes it).
+  const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+  const size_t workers = cores - 1, capacity = 2 * size_t(cores);
+  std::mutex lock;
+  std::condition_variable ready_cv, room_cv;
+  std::deque<Prepared> ready;
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> halt{false};
+  size_t active = workers;
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([&] {
+      while (!halt) {
+        const uint64_t i = next++;
+        if (i >= args.frames || out_of_time()) break;
+        Prepared p = prepare(case_at(i));
+        std::unique_lock<std::mutex> l(lock);
+        room_cv.wait(l, [&] { return ready.size() < capacity || halt; });
+        ready.push_back(std::move(p));
+        ready_cv.notify_one();
+      }
+      std::lock_guard<std::mutex> l(lock);
+      --active;
+      ready_cv.notify_all();
+    });
+  auto stop_pool = [&] {
+    halt = true;
+    room_cv.notify_all();
+    for (auto& t : pool) t.join();
+    pool.clear();
+  };
+
+  uint64_t done = 0, mismatches = 0, images = 0, pgms = 0;
   const uint64_t kMaxMismatches = 100, kMaxPgms = 50;
   bool out_ready = false;
+  auto last_report = Clock::now();
   while (true) {
-    while (queue.size() < window && next < args.frames && !out_of_time())
-      queue.push_back(std::async(std::launch::async, prepare, case_at(next++)));
-    if (queue.empty()) break;
-    const Prepared p = queue.front().get();
-    queue.pop_front();
+    Prepared p;
+    {
+      std::unique_lock<std::mutex> l(lock);
+      ready_cv.wait(l, [&] { return !ready.empty() || active == 0; });
+      if (ready.empty()) break;
+      p = std::move(ready.front());
+      ready.pop_front();
+      room_cv.notify_one();
+    }
+    if (Clock::now() - last_report > std::chrono::seconds(30)) {
+      last_report = Clock::now();
+      const double t = std::chrono::duration<double>(last_report - start).count();
+      std::cout << "gpu_fuzz: " << done << " frames checked in " << int(t) << " s, "
+                << mismatches << " mismatches" << std::endl;
+    }
     int frame = 0;
     const std::string diff = check(engine, p, &frame);
     ++done;
@@ -264,10 +310,10 @@ int main(int argc, char** argv) {
     }
     if (mismatches >= kMaxMismatches) {
       std::cout << "gpu_fuzz: stopping after " << mismatches << " mismatches" << std::endl;
-      for (auto& f : queue) f.wait();
       break;
     }
   }
+  stop_pool();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s" << std::endl;
   std::cout << done << " frames, " << mismatches << " mismatches, seed " << args.seed
