@@ -85,6 +85,17 @@ Clip make_clip(PixelFormat format) {
   return c;
 }
 
+// Checksum of the frame's pixels, row padding left out: what a downstream element
+// allocates (cudadownload's buffers) may leave padding unwritten.
+uint64_t visible_checksum(GstBuffer* buf, const Clip& clip, size_t i) {
+  if (i >= clip.frames.size()) return 0;
+  const ImageView& v = clip.frames[i].view;
+  uint64_t h = 0;
+  for (const auto& plane : read_planes(buf, clip.format, v.width, v.height))
+    for (uint8_t b : plane) h = mix(h ^ b);
+  return h;
+}
+
 Outcome play(Pipeline& p, const Clip& clip) {
   Outcome r;
   p.clear_errors();
@@ -97,8 +108,9 @@ Outcome play(Pipeline& p, const Clip& clip) {
     }
     p.eos();
     while (GstBuffer* buf = p.pull(0, 20 * GST_SECOND)) {
+      const size_t i = r.metas.size();
       r.metas.push_back(describe(buf));
-      r.pixels.push_back(checksum(buf));
+      r.pixels.push_back(visible_checksum(buf, clip, i));
       gst_buffer_unref(buf);
     }
   }

@@ -24,8 +24,14 @@ namespace ccl::cuda {
                       cudaGetErrorString(err) + ") in " + what);
 }
 
+/// A failed call also leaves its error as the calling thread's "last error"; it is
+/// taken here, or the next check_launch on this thread (a later frame, a restarted
+/// pipeline on a pooled thread) would report it again as its own.
 inline void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) throw_cuda_error(err, what);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda_error(err, what);
+  }
 }
 
 /// After a <<<>>> launch: configuration errors show up here, execution errors later
