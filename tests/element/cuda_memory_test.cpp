@@ -2,6 +2,7 @@
 // CUDA buffer pool it proposes, and frames in GstCudaMemory labeled and drawn in place
 // with the same metadata and pixels as system memory on the CPU backend. Skips
 // without a device.
+#include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
@@ -89,8 +90,9 @@ class CudaMemory : public ::testing::Test {
     return pool;
   }
 
-  /// A buffer of `pool` holding the frame, written through a host mapping (the
-  /// memory uploads itself when the element maps it for CUDA).
+  /// A buffer of `pool` holding the frame, copied to the device through a CUDA mapping,
+  /// as an upstream CUDA element writes it. (A host mapping would first download the
+  /// pool's unwritten device memory, which compute-sanitizer's initcheck reports.)
   static GstBuffer* upload(GstBufferPool* pool, const test::Frame& frame) {
     GstBuffer* buf = nullptr;
     EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool, &buf, nullptr), GST_FLOW_OK);
@@ -99,16 +101,19 @@ class CudaMemory : public ::testing::Test {
     gst_video_info_set_format(&info, gst_format(frame.view.format), guint(frame.view.width),
                               guint(frame.view.height));
     GstVideoFrame vf;
-    EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GST_MAP_WRITE));
+    EXPECT_TRUE(gst_video_frame_map(&vf, &info, buf, GstMapFlags(GST_MAP_WRITE | GST_MAP_CUDA)));
+    // In the memory's own context (one test's pool belongs to another context).
+    EXPECT_TRUE(gst_cuda_context_push(GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(buf, 0))->context));
     const Planes planes = read_planes(frame);
     for (size_t p = 0; p < planes.size(); ++p) {
       const size_t rows = p == 0 ? size_t(frame.view.height) : size_t(frame.view.height + 1) / 2;
       const size_t row_bytes = planes[p].size() / rows;
-      auto* dst = static_cast<uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&vf, p));
-      const size_t stride = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&vf, p));
-      for (size_t y = 0; y < rows; ++y)
-        std::memcpy(dst + y * stride, planes[p].data() + y * row_bytes, row_bytes);
+      EXPECT_EQ(cudaMemcpy2D(GST_VIDEO_FRAME_PLANE_DATA(&vf, p),
+                             size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&vf, p)), planes[p].data(),
+                             row_bytes, row_bytes, rows, cudaMemcpyHostToDevice),
+                cudaSuccess);
     }
+    gst_cuda_context_pop(nullptr);
     gst_video_frame_unmap(&vf);
     GST_BUFFER_PTS(buf) = 0;
     GST_BUFFER_DURATION(buf) = GST_SECOND / 30;

@@ -271,6 +271,9 @@ int main(int argc, char** argv) {
   };
 
   uint64_t done = 0, mismatches = 0, images = 0, pgms = 0;
+  const double kSlowSeconds = 2.0;
+  double slowest = 0;
+  std::string slowest_line;
   const uint64_t kMaxMismatches = 100, kMaxPgms = 50;
   bool out_ready = false;
   auto last_report = Clock::now();
@@ -291,7 +294,14 @@ int main(int argc, char** argv) {
                 << mismatches << " mismatches" << std::endl;
     }
     int frame = 0;
+    const auto checked_at = Clock::now();
     const std::string diff = check(engine, p, &frame);
+    const double took = std::chrono::duration<double>(Clock::now() - checked_at).count();
+    if (took > slowest) slowest = took, slowest_line = test::to_line(p.c);
+    // A frame that takes seconds on the GPU would stall a live pipeline: named, so it
+    // can be rerun with --case.
+    if (took > kSlowSeconds)
+      std::cout << "SLOW " << took << " s on the GPU: " << test::to_line(p.c) << std::endl;
     ++done;
     images += p.frames.size();
     if (diff.empty()) continue;
@@ -315,7 +325,8 @@ int main(int argc, char** argv) {
   }
   stop_pool();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s" << std::endl;
+  std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s; slowest case "
+            << slowest << " s: " << slowest_line << std::endl;
   std::cout << done << " frames, " << mismatches << " mismatches, seed " << args.seed
             << std::endl;
   return mismatches ? 1 : 0;
