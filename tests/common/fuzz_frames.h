@@ -66,7 +66,8 @@ bool parse_fuzz_case(const std::string& line, FuzzCase* out, std::string* why);
 
 const char* to_string(FuzzContent c);
 
-/// The Options of a case (every component reported, labels written).
+/// The Options of a case: every component reported (a tracked sequence: the 1024
+/// largest, as the element reports by default), labels written.
 Options fuzz_options(const FuzzCase& c);
 
 /// Number of frames a case labels: max(1, frames).
