@@ -151,8 +151,7 @@ class Faults : public ::testing::Test {
     return p;
   }
 
-  // Every kind and k for one configuration; returns the number of runs in which the
-  // fault fired.
+  // Every kind and k for one configuration (the checks are in the file's header).
   void every_fault(const std::string& properties, const std::string& memory) {
     if (memory == "cuda" && !(have_factory("cudaupload") && have_factory("cudadownload")))
       GTEST_SKIP() << "cudaupload/cudadownload are not available";
