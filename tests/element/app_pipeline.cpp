@@ -276,27 +276,20 @@ void Pipeline::eos() { gst_app_src_end_of_stream(GST_APP_SRC(src_)); }
 // timeout would make every failing run slow.
 GstBuffer* Pipeline::pull(int b, GstClockTime timeout) {
   GstAppSink* sink = GST_APP_SINK(sinks_[size_t(b)]);
+  auto take = [sink](GstClockTime wait) -> GstBuffer* {
+    GstSample* sample = gst_app_sink_try_pull_sample(sink, wait);
+    if (!sample) return nullptr;
+    GstBuffer* buf = gst_buffer_ref(gst_sample_get_buffer(sample));
+    gst_sample_unref(sample);
+    return buf;
+  };
   const GstClockTime slice = 20 * GST_MSECOND;
   for (GstClockTime waited = 0; waited < timeout; waited += slice) {
-    if (GstSample* sample = gst_app_sink_try_pull_sample(sink, slice)) {
-      GstBuffer* buf = gst_buffer_ref(gst_sample_get_buffer(sample));
-      gst_sample_unref(sample);
-      return buf;
-    }
+    if (GstBuffer* buf = take(slice)) return buf;
     if (gst_app_sink_is_eos(sink)) return nullptr;
-    bool failed;
-    {
-      std::lock_guard<std::mutex> g(log_.mutex);
-      failed = !log_.errors.empty();
-    }
-    // One more look: a frame may have reached the sink just before the error.
-    if (failed) {
-      GstSample* sample = gst_app_sink_try_pull_sample(sink, 0);
-      if (!sample) return nullptr;
-      GstBuffer* buf = gst_buffer_ref(gst_sample_get_buffer(sample));
-      gst_sample_unref(sample);
-      return buf;
-    }
+    // One more look once an error is posted: a frame may have reached the sink just
+    // before it.
+    if (!error_details().empty()) return take(0);
   }
   return nullptr;
 }
