@@ -213,6 +213,7 @@ struct Engine::Impl {
                               mask.get(),
                               options.connectivity,
                               tuning,
+                              sm_count,
                               chained(),
                               labeler_scratch.get(),
                               host_flag.host(),

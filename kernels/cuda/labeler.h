@@ -7,10 +7,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "ccl/cuda_engine.h"
+#include "ccl/cuda_memory.h"
 #include "ccl/types.h"
 #include "foreground.cuh"
 #include "geometry.h"
@@ -25,6 +28,7 @@ struct LabelingFrame {
   uint64_t* mask;        // geo.mask_words(): the foreground bits the local stage writes
   int connectivity;      // 4 or 8
   Tuning tuning;         // the engine's tuning (ccl/cuda_engine.h)
+  int sm_count;          // the device's multiprocessors, for grids sized to fill it
   /// The merge's kernels may be launched chained to the kernel before them (chain.h):
   /// only the local stage's first kernel must not be.
   bool chained;
@@ -68,6 +72,36 @@ class Labeler {
   /// Second stage: joins the local forests into one tree per component.
   virtual void merge(const LabelingFrame& frame) const = 0;
 };
+
+/// The host's side of a merge with host_rounds(): batches of rounds until one ends with
+/// nothing changed. enqueue(first, count) queues rounds first .. first + count - 1
+/// (numbered from 1) on frame.stream, then a kernel that makes *frame.device_flag
+/// non-zero when the last of them changed something; the host clears the flag, waits
+/// once per batch and reads it. Batches start at `first_batch` rounds and, `growing`,
+/// each is as long as all before it, so that the hardest frames wait few times. Every
+/// round that changes something joins two trees at least, so more rounds than pixels
+/// mean a bug, not a hard frame: that throws ccl::Error naming `algorithm`.
+template <class Enqueue>
+void run_host_rounds(const LabelingFrame& frame, const char* algorithm, uint32_t first_batch,
+                     bool growing, Enqueue&& enqueue) {
+  if (!frame.host_flag || !frame.device_flag)
+    throw Error(std::string(algorithm) + ": no host flag for its rounds");
+  volatile uint32_t* changed = frame.host_flag;
+  const size_t limit = frame.geo.pixels() + 2;
+  for (uint32_t done = 0;;) {
+    const uint32_t batch = growing ? std::max(first_batch, done) : first_batch;
+    *changed = 0;
+    enqueue(done + 1, batch);
+    done += batch;
+    const cudaError_t waited = cudaStreamSynchronize(frame.stream);
+    if (waited != cudaSuccess)
+      check(waited, (std::string(algorithm) + ": waiting for its rounds").c_str());
+    if (*changed == 0) return;
+    if (done >= limit)
+      throw Error(std::string(algorithm) + ": labels still changing after " +
+                  std::to_string(done) + " rounds");
+  }
+}
 
 /// The labeler of each registry entry; every labelers/*.cu file defines its own
 /// specialization (a missing one fails at link time).

@@ -4,12 +4,16 @@
 // a ccl::Tracker fed each side's tables must give the same tracks.
 //
 //   gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR] [--max-side N]
+//            [--checkers N]
 //   gpu_fuzz --case "<line printed on a mismatch>"
 //
-// Cases are prepared (frames and references) on every other core while the GPU labels;
-// a mismatch prints its one-line reproducer and writes the frame's luma as PGM to
-// --out. The last line reads "N frames, M mismatches, seed S"; the exit status is 1
-// when M > 0, 0 otherwise (and 77, "skipped", saying why, without a usable device).
+// Cases are prepared (frames and references) on the cores the checkers leave, while
+// --checkers threads (2 by default), each with its own engine and stream, label them
+// on the GPU at once; the summary says how long checkers waited for cases and workers
+// prepared them, so a run shows which side held it back. A mismatch prints its
+// one-line reproducer and writes the frame's luma as PGM to --out. The last line reads
+// "N frames, M mismatches, seed S"; the exit status is 1 when M > 0, 0 otherwise (and
+// 77, "skipped", saying why, without a usable device).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,6 +25,7 @@
 #include <fstream>
 #include <mutex>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -47,6 +52,7 @@ struct Args {
   std::string out = "gpu_fuzz_out";
   std::string case_line;
   int max_side = 4096;
+  size_t checkers = 2;  // threads labeling on the GPU, each with its own engine
 };
 
 // A case with its frames and the reference's results, ready for the GPU.
@@ -161,8 +167,9 @@ uint64_t case_seed(uint64_t run_seed, uint64_t i) {
 }
 
 void usage() {
-  std::cout << "usage: gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR]"
-               " [--max-side N]\n       gpu_fuzz --case \"<reproducer line>\"\n";
+  std::cout << "usage: gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR]\n"
+               "                [--max-side N] [--checkers N]\n"
+               "       gpu_fuzz --case \"<reproducer line>\"\n";
 }
 
 bool parse_args(int argc, char** argv, Args* a) {
@@ -179,6 +186,7 @@ bool parse_args(int argc, char** argv, Args* a) {
       else if (arg == "--out") a->out = value();
       else if (arg == "--case") a->case_line = value();
       else if (arg == "--max-side") a->max_side = std::stoi(value());
+      else if (arg == "--checkers") a->checkers = std::max(1, std::stoi(value()));
       else if (arg == "--help" || arg == "-h") return usage(), false;
       else throw std::invalid_argument("unknown argument " + arg);
     } catch (const std::exception& e) {
@@ -218,9 +226,6 @@ int main(int argc, char** argv) {
   if (args.budget_seconds > 0) std::cout << " or " << args.budget_seconds << " s";
   std::cout << std::endl;
 
-  cuda::Engine engine(-1);
-  cuda::testing::set_poison_byte(engine, 0xAB);
-
   test::FuzzLimits limits;
   limits.max_side = args.max_side;
   limits.max_pixels = std::min<int64_t>(limits.max_pixels, int64_t(args.max_side) * args.max_side);
@@ -228,33 +233,37 @@ int main(int argc, char** argv) {
     return args.case_line.empty() ? test::random_fuzz_case(case_seed(args.seed, i), limits) : single;
   };
 
-  if (args.case_line.empty()) grow_to_largest(engine, args.max_side);
-
   const auto start = Clock::now();
-  auto out_of_time = [&] {
-    return args.budget_seconds > 0 &&
-           std::chrono::duration<double>(Clock::now() - start).count() >= args.budget_seconds;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  // Every core but the GPU's thread prepares cases, and the GPU checks them in the order
-  // they come ready: the rare 4096x4096 case takes seconds to prepare and, checked in
-  // index order, would leave the other cores idle behind it. The cases checked are
-  // still those of indices 0..N-1 (a worker takes the next index and always finishes it).
+  auto out_of_time = [&] { return args.budget_seconds > 0 && seconds_since(start) >= args.budget_seconds; };
+  // Workers prepare cases on the cores the checkers leave, and each checker, a thread
+  // with its own engine (and stream), labels them in the order they come ready: the
+  // rare 4096x4096 case takes seconds to prepare and, checked in index order, would
+  // leave everyone idle behind it. The cases checked are still those of indices
+  // 0..N-1 (a worker takes the next index and always finishes it).
   const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
-  const size_t workers = cores - 1, capacity = 2 * size_t(cores);
-  std::mutex lock;
+  const size_t checkers = std::min<size_t>(args.checkers, args.case_line.empty() ? cores - 1 : 1);
+  const size_t workers = std::max<size_t>(1, cores - checkers), capacity = 2 * size_t(cores);
+  std::mutex lock;  // guards everything below that is not atomic
   std::condition_variable ready_cv, room_cv;
   std::deque<Prepared> ready;
   std::atomic<uint64_t> next{0};
   std::atomic<bool> halt{false};
   size_t active = workers;
+  double preparing = 0;  // worker seconds
   std::vector<std::thread> pool;
   for (size_t w = 0; w < workers; ++w)
     pool.emplace_back([&] {
       while (!halt) {
         const uint64_t i = next++;
         if (i >= args.frames || out_of_time()) break;
+        const auto began = Clock::now();
         Prepared p = prepare(case_at(i));
+        const double took = seconds_since(began);
         std::unique_lock<std::mutex> l(lock);
+        preparing += took;
         room_cv.wait(l, [&] { return ready.size() < capacity || halt; });
         ready.push_back(std::move(p));
         ready_cv.notify_one();
@@ -263,69 +272,93 @@ int main(int argc, char** argv) {
       --active;
       ready_cv.notify_all();
     });
-  auto stop_pool = [&] {
-    halt = true;
-    room_cv.notify_all();
-    for (auto& t : pool) t.join();
-    pool.clear();
-  };
 
   uint64_t done = 0, mismatches = 0, images = 0, pgms = 0;
   const double kSlowSeconds = 2.0;
-  double slowest = 0;
+  double slowest = 0, busy = 0, idle = 0;  // checker seconds labeling, waiting for cases
   std::string slowest_line;
   const uint64_t kMaxMismatches = 100, kMaxPgms = 50;
   bool out_ready = false;
   auto last_report = Clock::now();
-  while (true) {
-    Prepared p;
-    {
-      std::unique_lock<std::mutex> l(lock);
-      ready_cv.wait(l, [&] { return !ready.empty() || active == 0; });
-      if (ready.empty()) break;
-      p = std::move(ready.front());
-      ready.pop_front();
-      room_cv.notify_one();
+  std::string setup_error;
+  auto checker = [&] {
+    std::unique_ptr<cuda::Engine> engine;
+    try {
+      engine = std::make_unique<cuda::Engine>(-1);
+      cuda::testing::set_poison_byte(*engine, 0xAB);
+      if (args.case_line.empty()) grow_to_largest(*engine, args.max_side);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> l(lock);
+      setup_error = e.what();
+      halt = true;
+      room_cv.notify_all();
+      ready_cv.notify_all();
+      return;
     }
-    if (Clock::now() - last_report > std::chrono::seconds(30)) {
-      last_report = Clock::now();
-      const double t = std::chrono::duration<double>(last_report - start).count();
-      std::cout << "gpu_fuzz: " << done << " frames checked in " << int(t) << " s, "
-                << mismatches << " mismatches" << std::endl;
+    while (true) {
+      Prepared p;
+      const auto waited_from = Clock::now();
+      {
+        std::unique_lock<std::mutex> l(lock);
+        ready_cv.wait(l, [&] { return !ready.empty() || active == 0 || halt; });
+        idle += seconds_since(waited_from);
+        if (ready.empty() || halt) break;
+        p = std::move(ready.front());
+        ready.pop_front();
+        room_cv.notify_one();
+      }
+      int frame = 0;
+      const auto checked_at = Clock::now();
+      const std::string diff = check(*engine, p, &frame);
+      const double took = seconds_since(checked_at);
+      const std::string line = test::to_line(p.c);
+      std::lock_guard<std::mutex> l(lock);
+      busy += took;
+      if (took > slowest) slowest = took, slowest_line = line;
+      // A frame that takes seconds on the GPU would stall a live pipeline: named, so it
+      // can be rerun with --case.
+      if (took > kSlowSeconds) std::cout << "SLOW " << took << " s on the GPU: " << line << std::endl;
+      ++done;
+      images += p.frames.size();
+      if (Clock::now() - last_report > std::chrono::seconds(30)) {
+        last_report = Clock::now();
+        std::cout << "gpu_fuzz: " << done << " frames checked in " << int(seconds_since(start))
+                  << " s, " << mismatches << " mismatches" << std::endl;
+      }
+      if (diff.empty()) continue;
+      ++mismatches;
+      std::cout << "MISMATCH " << line << "\n  frame " << frame << ": " << diff << std::endl;
+      if (pgms < kMaxPgms) {
+        std::error_code ec;
+        if (!out_ready) out_ready = std::filesystem::create_directories(args.out, ec) || !ec;
+        const std::string base = args.out + "/fuzz-" + std::to_string(p.c.seed) + "-frame" +
+                                 std::to_string(frame);
+        write_pgm(base + ".pgm", test::fuzz_gray(p.c, frame));
+        std::ofstream(base + ".txt") << line << "\nframe " << frame << ": " << diff << "\n";
+        ++pgms;
+      }
+      if (mismatches >= kMaxMismatches) {
+        std::cout << "gpu_fuzz: stopping after " << mismatches << " mismatches" << std::endl;
+        halt = true;
+        room_cv.notify_all();
+        ready_cv.notify_all();
+      }
     }
-    int frame = 0;
-    const auto checked_at = Clock::now();
-    const std::string diff = check(engine, p, &frame);
-    const double took = std::chrono::duration<double>(Clock::now() - checked_at).count();
-    if (took > slowest) slowest = took, slowest_line = test::to_line(p.c);
-    // A frame that takes seconds on the GPU would stall a live pipeline: named, so it
-    // can be rerun with --case.
-    if (took > kSlowSeconds)
-      std::cout << "SLOW " << took << " s on the GPU: " << test::to_line(p.c) << std::endl;
-    ++done;
-    images += p.frames.size();
-    if (diff.empty()) continue;
-    ++mismatches;
-    std::cout << "MISMATCH " << test::to_line(p.c) << "\n  frame " << frame << ": " << diff
-              << std::endl;
-    if (pgms < kMaxPgms) {
-      std::error_code ec;
-      if (!out_ready) out_ready = std::filesystem::create_directories(args.out, ec) || !ec;
-      const std::string base = args.out + "/fuzz-" + std::to_string(p.c.seed) + "-frame" +
-                               std::to_string(frame);
-      write_pgm(base + ".pgm", test::fuzz_gray(p.c, frame));
-      std::ofstream(base + ".txt") << test::to_line(p.c) << "\nframe " << frame << ": " << diff
-                                   << "\n";
-      ++pgms;
-    }
-    if (mismatches >= kMaxMismatches) {
-      std::cout << "gpu_fuzz: stopping after " << mismatches << " mismatches" << std::endl;
-      break;
-    }
+  };
+  std::vector<std::thread> checking;
+  for (size_t k = 0; k < checkers; ++k) checking.emplace_back(checker);
+  for (auto& t : checking) t.join();
+  halt = true;
+  room_cv.notify_all();
+  for (auto& t : pool) t.join();
+  if (!setup_error.empty()) {
+    std::cout << "gpu_fuzz: engine setup failed: " << setup_error << std::endl;
+    return 1;
   }
-  stop_pool();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s; slowest case "
+  const double seconds = seconds_since(start);
+  std::cout << "gpu_fuzz: " << images << " images labeled in " << seconds << " s by " << checkers
+            << " checker threads (busy " << busy << " s, waiting for cases " << idle << " s); "
+            << workers << " workers prepared for " << preparing << " s; slowest case "
             << slowest << " s: " << slowest_line << std::endl;
   std::cout << done << " frames, " << mismatches << " mismatches, seed " << args.seed
             << std::endl;

@@ -325,41 +325,24 @@ class LabelEquivalence final : public Labeler {
   }
 
   void merge(const LabelingFrame& f) const override {
-    if (!f.host_flag || !f.device_flag) throw Error("label-equivalence: no host flag");
     const Warps tiles(f.geo, kRows);
     auto round_kernel = f.connectivity == 4 ? le_round_kernel<4> : le_round_kernel<8>;
     // Exactly the blocks that fit at once: a block waiting for a slot would take its
     // tiles out of raster order, and the first round's walks then cross tiles that no
     // one has resolved yet.
-    int device = 0, sms = 1, per_sm = 1;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-          "cudaDeviceGetAttribute");
+    int per_sm = 1;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, round_kernel,
                                                         kWarpSize * kTileWarps, 0),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const unsigned grid = std::min(tiles.blocks, unsigned(sms * std::max(per_sm, 1)));
+    const unsigned grid = std::min(tiles.blocks, unsigned(f.sm_count * std::max(per_sm, 1)));
     auto* last_lowered = static_cast<uint32_t*>(f.scratch);
-    volatile uint32_t* lowered = f.host_flag;
-    // Every round that lowers a reference joins two trees at least, so more rounds
-    // than pixels mean a bug, not a hard frame.
-    const size_t limit = f.geo.pixels() + 2;
-    uint32_t round = 0;
-    for (;;) {
-      *lowered = 0;
-      // Each batch as long as all before it: few waits even on the hardest frames.
-      const uint32_t batch = std::max(kFirstBatch, round);
-      for (uint32_t k = 0; k < batch; ++k)
+    run_host_rounds(f, "label-equivalence", kFirstBatch, true, [&](uint32_t first, uint32_t count) {
+      for (uint32_t round = first; round < first + count; ++round)
         launch("le_round_kernel", round_kernel, grid, kWarpSize * kTileWarps, f.stream,
-               f.chained, f.geo, f.labels, last_lowered, ++round, tiles.across, tiles.count);
+               f.chained, f.geo, f.labels, last_lowered, round, tiles.across, tiles.count);
       launch("le_report_kernel", le_report_kernel, 1, 1, f.stream, f.chained,
-             static_cast<const uint32_t*>(last_lowered), round, f.device_flag);
-      check(cudaStreamSynchronize(f.stream), "label-equivalence: waiting for a round");
-      if (*lowered == 0) return;
-      if (round >= limit)
-        throw Error("label-equivalence: no convergence after " + std::to_string(round) +
-                    " rounds");
-    }
+             static_cast<const uint32_t*>(last_lowered), first + count - 1, f.device_flag);
+    });
   }
 };
 

@@ -319,18 +319,14 @@ class RowColUnify final : public Labeler {
     const dim3 block(kWarpSize, kRoundWarps);
     auto* changed = static_cast<uint32_t*>(f.scratch);
     const auto round = f.connectivity == 4 ? rcu_round_kernel<4> : rcu_round_kernel<8>;
-    const volatile uint32_t* flag = f.host_flag;
-    const size_t limit = f.geo.pixels() + 1;
-    for (size_t r = 0; r < limit; ++r) {
+    // One round a batch: a round after the last that changed anything would redo
+    // every tile's unification for nothing.
+    run_host_rounds(f, "row-col-unify", 1, false, [&](uint32_t, uint32_t) {
       launch("rcu_round_kernel", round, tiles, block, f.stream, f.chained, f.geo, f.labels,
              changed, tiles_x);
       launch("rcu_publish_kernel", rcu_publish_kernel, 1, 1, f.stream, f.chained, changed,
              f.device_flag);
-      check(cudaStreamSynchronize(f.stream), "row_col_unify round");
-      if (*flag == 0) return;
-    }
-    throw Error("row_col_unify: labels still changing after " + std::to_string(limit) +
-                " rounds");
+    });
   }
 };
 
