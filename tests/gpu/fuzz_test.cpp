@@ -8,7 +8,7 @@
 //   gpu_fuzz --case "<line printed on a mismatch>"
 //
 // Cases are prepared (frames and references) on the cores the checkers leave, while
-// --checkers threads (2 by default), each with its own engine and stream, label them
+// --checkers threads (3 by default), each with its own engine and stream, label them
 // on the GPU at once; the summary says how long checkers waited for cases and workers
 // prepared them, so a run shows which side held it back. A mismatch prints its
 // one-line reproducer and writes the frame's luma as PGM to --out. The last line reads
@@ -52,7 +52,7 @@ struct Args {
   std::string out = "gpu_fuzz_out";
   std::string case_line;
   int max_side = 4096;
-  size_t checkers = 2;  // threads labeling on the GPU, each with its own engine
+  size_t checkers = 3;  // threads labeling on the GPU, each with its own engine
 };
 
 // A case with its frames and the reference's results, ready for the GPU.
@@ -237,7 +237,9 @@ int main(int argc, char** argv) {
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  auto out_of_time = [&] { return args.budget_seconds > 0 && seconds_since(start) >= args.budget_seconds; };
+  auto out_of_time = [&] {
+    return args.budget_seconds > 0 && seconds_since(start) >= args.budget_seconds;
+  };
   // Workers prepare cases on the cores the checkers leave, and each checker, a thread
   // with its own engine (and stream), labels them in the order they come ready: the
   // rare 4096x4096 case takes seconds to prepare and, checked in index order, would
@@ -317,7 +319,8 @@ int main(int argc, char** argv) {
       if (took > slowest) slowest = took, slowest_line = line;
       // A frame that takes seconds on the GPU would stall a live pipeline: named, so it
       // can be rerun with --case.
-      if (took > kSlowSeconds) std::cout << "SLOW " << took << " s on the GPU: " << line << std::endl;
+      if (took > kSlowSeconds)
+        std::cout << "SLOW " << took << " s on the GPU: " << line << std::endl;
       ++done;
       images += p.frames.size();
       if (Clock::now() - last_report > std::chrono::seconds(30)) {
