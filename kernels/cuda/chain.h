@@ -51,7 +51,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
   config.numAttrs = chained ? 1 : 0;
   // The call itself reports the launch's configuration errors (check_launch's job
   // after <<<>>>); execution errors surface at the next synchronizing call.
-  if (faults::fail_here(faults::Fault::Launch)) throw_cuda_error(cudaErrorLaunchFailure, name);
+  fail_if_injected(faults::Fault::Launch, name);
   check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...), name);
 }
 

@@ -43,8 +43,7 @@ class GraphExec {
   GraphExec& operator=(const GraphExec&) = delete;
 
   void launch(cudaStream_t stream) const {
-    if (faults::fail_here(faults::Fault::Launch))
-      throw_cuda_error(cudaErrorLaunchFailure, "cudaGraphLaunch");
+    fail_if_injected(faults::Fault::Launch, "cudaGraphLaunch");
     CCL_CUDA_CHECK(cudaGraphLaunch(exec_, stream));
   }
 

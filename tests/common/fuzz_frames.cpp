@@ -3,6 +3,7 @@
 // every standard library; only noise goes through yacclab_random (std::mt19937, whose
 // output the standard fixes).
 #include "fuzz_frames.h"
+#include "splitmix.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,10 +18,9 @@ class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
   uint64_t next() {
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    const uint64_t z = splitmix64(state_);
+    state_ += kSplitMixIncrement;
+    return z;
   }
   // lo..hi inclusive
   int range(int lo, int hi) {

@@ -13,13 +13,9 @@
 // CCL_CONCURRENCY_CHANGES, CCL_CONCURRENCY_CYCLES, CCL_CONCURRENCY_WATCHDOG_S (seconds
 // a case may go without progress, default 120). CCL_CONCURRENCY_LEAK_BYTES (the test
 // of the test) leaks that much per start/stop cycle; the memory bound must catch it.
-#include <gst/app/gstappsink.h>
-#include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
-#include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>

@@ -4,8 +4,6 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gtest/gtest.h>
-#include <malloc.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <sstream>
@@ -14,13 +12,6 @@ namespace ccl::element_test {
 
 // ---------------------------------------------------------------------------------
 // Deterministic frames
-
-uint64_t mix(uint64_t x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 test::GrayImage scene(int width, int height, int i, uint32_t seed) {
   test::GrayImage g;
@@ -31,7 +22,7 @@ test::GrayImage scene(int width, int height, int i, uint32_t seed) {
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       const uint64_t bx = uint64_t(x + 2 * i) / 4, by = uint64_t(y) / 4;
-      const bool fg = mix(seed ^ mix(bx ^ mix(by))) % 100 < 35;
+      const bool fg = splitmix64(seed ^ splitmix64(bx ^ splitmix64(by))) % 100 < 35;
       g.pixels[size_t(y) * width + x] =
           uint8_t(fg ? 160 + (x + y) % 96 : (5 * x + 3 * y) % 120);
     }
@@ -111,12 +102,8 @@ std::string invalid_meta(GstBuffer* buf, int width, int height) {
   if (!why.str().empty()) return why.str();
   for (guint c = 0; c < meta->n_components; ++c) {
     const GstCclComponent& k = meta->components[c];
-    const bool box = k.width > 0 && k.height > 0 && k.x >= 0 && k.y >= 0 &&
-                     k.x + k.width <= width && k.y + k.height <= height;
-    const bool ok = box && k.label >= 1 && k.label <= meta->total_count && k.area >= 1 &&
-                    k.area <= uint64_t(k.width) * uint64_t(k.height) &&
-                    k.centroid_x >= k.x && k.centroid_x <= k.x + k.width - 1 &&
-                    k.centroid_y >= k.y && k.centroid_y <= k.y + k.height - 1;
+    const bool ok = plausible_component(k, width, height) && k.label >= 1 &&
+                    k.label <= meta->total_count;
     const bool track_ok = meta->tracking ? k.track_id >= 1 && k.track_age >= 1
                                          : k.track_id == 0 && k.parent_id == 0 &&
                                                k.track_age == 0;
@@ -163,7 +150,7 @@ uint64_t checksum(GstBuffer* buf) {
   GstMapInfo map;
   uint64_t h = 0;
   if (gst_buffer_map(buf, &map, GST_MAP_READ)) {
-    for (gsize k = 0; k < map.size; ++k) h = mix(h ^ map.data[k]);
+    for (gsize k = 0; k < map.size; ++k) h = splitmix64(h ^ map.data[k]);
     gst_buffer_unmap(buf, &map);
   }
   return h;
@@ -311,30 +298,5 @@ std::vector<std::string> Pipeline::errors() {
   for (const BusError& e : error_details()) out.push_back(e.text());
   return out;
 }
-
-bool have_factory(const char* name) {
-  GstElementFactory* f = gst_element_factory_find(name);
-  if (f) gst_object_unref(f);
-  return f != nullptr;
-}
-
-uint64_t heap_in_use() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  const struct mallinfo2 m = mallinfo2();
-  return uint64_t(m.uordblks) + uint64_t(m.hblkhd);
-#else
-  return 0;
-#endif
-}
-
-uint64_t rss_bytes() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  return n == 2 ? uint64_t(resident) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
-}
-
 
 }  // namespace ccl::element_test

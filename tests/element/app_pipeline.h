@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "element_util.h"
+#include "meta_checks.h"
+#include "process_memory.h"
+#include "splitmix.h"
 
 namespace ccl::element_test {
-
-/// splitmix64's finalizer.
-uint64_t mix(uint64_t x);
 
 /// Frame `i` of a stream: 4x4 blocks of a fixed random field (35% foreground) sliding
 /// two pixels right per frame, so components persist and tracks live across frames;
@@ -111,12 +111,8 @@ class Pipeline {
   BusLog log_;
 };
 
-/// Whether GStreamer has an element factory of that name (cudaupload, ...).
-bool have_factory(const char* name);
-
-/// Bytes malloc has handed out and not had back: a leak shows here even where the
-/// allocator's caching hides it from RSS.
-uint64_t heap_in_use();
-uint64_t rss_bytes();
+using test::heap_in_use;
+using test::rss_bytes;
+using test::splitmix64;
 
 }  // namespace ccl::element_test

@@ -92,7 +92,7 @@ uint64_t visible_checksum(GstBuffer* buf, const Clip& clip, size_t i) {
   const ImageView& v = clip.frames[i].view;
   uint64_t h = 0;
   for (const auto& plane : read_planes(buf, clip.format, v.width, v.height))
-    for (uint8_t b : plane) h = mix(h ^ b);
+    for (uint8_t b : plane) h = splitmix64(h ^ b);
   return h;
 }
 

@@ -38,6 +38,7 @@
 #include "ccl/types.h"
 #include "compare.h"
 #include "fuzz_frames.h"
+#include "splitmix.h"
 
 namespace {
 
@@ -159,11 +160,9 @@ void grow_to_largest(cuda::Engine& engine, int side) {
     }
 }
 
+// Case i's seed: the i-th value of splitmix64 from the run's seed.
 uint64_t case_seed(uint64_t run_seed, uint64_t i) {
-  uint64_t z = run_seed + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  return test::splitmix64(run_seed + i * test::kSplitMixIncrement);
 }
 
 void usage() {

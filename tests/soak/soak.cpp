@@ -60,7 +60,16 @@
 #include <thread>
 #include <vector>
 
+#include "meta_checks.h"
+#include "process_memory.h"
+#include "splitmix.h"
+
 namespace {
+
+using ccl::element_test::have_factory;
+using ccl::element_test::plausible_component;
+using ccl::test::heap_in_use;
+using ccl::test::rss_bytes;
 
 constexpr guint8 kBackground = 16;
 constexpr guint8 kForeground = 235;
@@ -148,14 +157,9 @@ bool parse(int argc, char** argv, Args& a) {
   return true;
 }
 
-guint64 mix(guint64 x) {  // splitmix64's finalizer
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 guint64 hash(guint64 seed, guint64 a, guint64 b, guint64 c = 0) {
-  return mix(seed ^ mix(a ^ mix(b ^ mix(c))));
+  using ccl::test::splitmix64;
+  return splitmix64(seed ^ splitmix64(a ^ splitmix64(b ^ splitmix64(c))));
 }
 
 // Draws frame `i` into the mapped I420 frame; returns its component count.
@@ -205,26 +209,6 @@ guint32 draw_frame(GstVideoFrame& f, long i, guint64 seed) {
     ++count;
   }
   return count;
-}
-
-guint64 host_rss() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  return n == 2 ? (guint64) resident * (guint64) sysconf(_SC_PAGESIZE) : 0;
-}
-
-// Bytes malloc has handed out and not had back (every arena, mmapped blocks too):
-// a leak shows here even where RSS hides it, and fragmentation does not.
-guint64 heap_in_use() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  const struct mallinfo2 m = mallinfo2();
-  return (guint64) m.uordblks + (guint64) m.hblkhd;
-#else
-  return 0;
-#endif
 }
 
 // Device memory in use on the whole device (every process), or -1 when not sampled.
@@ -435,12 +419,7 @@ GstPadProbeReturn check_frame(GstPad*, GstPadProbeInfo* info, gpointer data) {
   } else {
     for (guint c = 0; c < meta->n_components; ++c) {
       const GstCclComponent& k = meta->components[c];
-      const bool ok = k.width > 0 && k.height > 0 && k.x >= 0 && k.y >= 0 && k.x + k.width <= w &&
-                      k.y + k.height <= h && k.area >= 1 &&
-                      k.area <= (guint64) k.width * (guint64) k.height &&
-                      k.centroid_x >= k.x && k.centroid_x <= k.x + k.width - 1 &&
-                      k.centroid_y >= k.y && k.centroid_y <= k.y + k.height - 1;
-      if (!ok) {
+      if (!plausible_component(k, w, h)) {
         fail(s, i, "component %u implausible: box %d,%d %dx%d area %" G_GUINT64_FORMAT
              " centroid %.1f,%.1f", c, k.x, k.y, k.width, k.height, k.area, k.centroid_x,
              k.centroid_y);
@@ -453,7 +432,7 @@ GstPadProbeReturn check_frame(GstPad*, GstPadProbeInfo* info, gpointer data) {
     std::memset(g_malloc(s.args.leak_bytes), 1, s.args.leak_bytes);
 
   if (i % s.args.sample_every == 0 || i == s.warmup || i == s.args.frames - 1) {
-    Sample sm{i, w, h, host_rss(), heap_in_use(), device_used(), device_process_used(),
+    Sample sm{i, w, h, rss_bytes(), heap_in_use(), device_used(), device_process_used(),
               metas == 1 ? meta->total_count : 0,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count()};
     std::lock_guard<std::mutex> g(s.lock);
@@ -578,12 +557,6 @@ void change_properties(State& s, GstElement* ccl) {
     }
     s.property_changes++;
   }
-}
-
-bool have_factory(const char* name) {
-  GstElementFactory* f = gst_element_factory_find(name);
-  if (f) gst_object_unref(f);
-  return f != nullptr;
 }
 
 // Growth check of one series (RSS, heap or device use); prints the bound and the
@@ -755,7 +728,7 @@ int main(int argc, char** argv) {
     if (s.checked.load() >= next_progress && next_progress > 0) {
       const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
       std::printf("soak: %ld/%ld frames, %.0f frames/s, RSS %.1f MiB\n", s.checked.load(), a.frames,
-                  s.checked.load() / sec, host_rss() / (double) kMiB);
+                  s.checked.load() / sec, rss_bytes() / (double) kMiB);
       std::fflush(stdout);
       next_progress += a.frames / 10;
     }

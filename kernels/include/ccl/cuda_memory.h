@@ -24,6 +24,19 @@ namespace ccl::cuda {
                       cudaGetErrorString(err) + ") in " + what);
 }
 
+/// Counts one operation of `kind` (ccl/faults.h) and, when it is the one armed to
+/// fail, throws the error CUDA would give it: allocations run out of memory, launches
+/// fail, copies fail with an unknown error.
+inline void fail_if_injected(faults::Fault kind, const char* what) {
+  if (!faults::fail_here(kind)) return;
+  switch (kind) {
+    case faults::Fault::DeviceAlloc:
+    case faults::Fault::PinnedAlloc: throw_cuda_error(cudaErrorMemoryAllocation, what);
+    case faults::Fault::Launch: throw_cuda_error(cudaErrorLaunchFailure, what);
+    case faults::Fault::Copy: throw_cuda_error(cudaErrorUnknown, what);
+  }
+}
+
 /// A failed call also leaves its error as the calling thread's "last error"; it is
 /// taken here, or the next check_launch on this thread (a later frame, a restarted
 /// pipeline on a pooled thread) would report it again as its own.
@@ -37,13 +50,13 @@ inline void check(cudaError_t err, const char* what) {
 /// After a <<<>>> launch: configuration errors show up here, execution errors later
 /// at the next synchronizing call (also checked). Counts a launch (ccl/faults.h).
 inline void check_launch(const char* kernel) {
-  if (faults::fail_here(faults::Fault::Launch)) throw_cuda_error(cudaErrorLaunchFailure, kernel);
+  fail_if_injected(faults::Fault::Launch, kernel);
   check(cudaGetLastError(), kernel);
 }
 
 /// Checks a copy's result; counts a copy (ccl/faults.h).
 inline void check_copy(cudaError_t err, const char* what) {
-  if (faults::fail_here(faults::Fault::Copy)) throw_cuda_error(cudaErrorUnknown, what);
+  fail_if_injected(faults::Fault::Copy, what);
   check(err, what);
 }
 
@@ -68,8 +81,7 @@ class DeviceBuffer {
   bool reserve(size_t count, const char* what = "cudaMalloc") {
     if (count <= capacity_) return false;
     release();
-    if (faults::fail_here(faults::Fault::DeviceAlloc))
-      throw_cuda_error(cudaErrorMemoryAllocation, what);
+    fail_if_injected(faults::Fault::DeviceAlloc, what);
     check(cudaMalloc(&data_, count * sizeof(T)), what);
     capacity_ = count;
     return true;
@@ -109,8 +121,7 @@ class HostBuffer {
   bool reserve(size_t count, const char* what = "cudaHostAlloc") {
     if (count <= capacity_) return false;
     release();
-    if (faults::fail_here(faults::Fault::PinnedAlloc))
-      throw_cuda_error(cudaErrorMemoryAllocation, what);
+    fail_if_injected(faults::Fault::PinnedAlloc, what);
     void* p = nullptr;
     check(cudaHostAlloc(&p, count * sizeof(T), kFlags), what);
     host_ = static_cast<T*>(p);
