@@ -526,16 +526,3 @@ TEST(Concurrency, TwoElementsOnTeeBranchesAgree) {
 
 }  // namespace
 }  // namespace ccl::element_test
-
-int main(int argc, char** argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  std::string why;
-  const bool cuda = ccl::element_test::cuda_usable(&why);
-  std::printf("cudaccl concurrency tests: backend=%s; CUDA device %s%s\n",
-              ccl::element_test::backend_under_test().c_str(), cuda ? "usable" : "not usable: ",
-              cuda ? "" : why.c_str());
-  const int rc = RUN_ALL_TESTS();
-  gst_deinit();
-  return rc;
-}
