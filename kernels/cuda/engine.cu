@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis.h"
+#include "foreground_stage.h"
 #include "ccl/cuda_memory.h"
 #include "graph_exec.h"
 #include "ccl/cuda_engine.h"
@@ -64,8 +65,17 @@ struct GraphKey {
   int algorithm, connectivity, mode, threshold, write_labels, wide_windows, chained;
   uint32_t max_components;
   int with_report;  // the report's kernels are part of the graph (not profiling)
+  // The foreground stage: its planes, cleanup, region and the model's step parameters
+  // (which change every frame until the learning rate settles).
+  const void* chroma[2];
+  size_t chroma_strides[2];
+  uint64_t max_area;
+  int foreground, open_radius, close_radius, mask_stage;
+  const void* region;
+  bg::StepParams step;
 
-  GraphKey(const ImageView& image, const Options& o, const Tuning& t, bool report) {
+  GraphKey(const ImageView& image, const Options& o, const Tuning& t, bool report,
+           bool masked, const void* region_mask, const bg::StepParams& params) {
     std::memset(static_cast<void*>(this), 0, sizeof(*this));  // padding compares too
     plane = image.planes[0];
     stride = image.strides[0];
@@ -82,6 +92,29 @@ struct GraphKey {
     min_area = o.min_area;
     max_components = o.max_components;
     with_report = report;
+    for (int p = 0; p < 2; ++p) {
+      chroma[p] = image.planes[p + 1];
+      chroma_strides[p] = image.strides[p + 1];
+    }
+    max_area = o.max_area;
+    foreground = int(o.foreground);
+    open_radius = o.open_radius;
+    close_radius = o.close_radius;
+    mask_stage = masked;
+    region = region_mask;
+    // StepParams has padding of its own: copy it field by field into zeroed memory.
+    step.alpha = params.alpha;
+    step.prune = params.prune;
+    step.match_bg = params.match_bg;
+    step.match_mode = params.match_mode;
+    step.var_init = params.var_init;
+    step.var_min = params.var_min;
+    step.var_max = params.var_max;
+    step.background_share = params.background_share;
+    step.shadow_floor = params.shadow_floor;
+    for (int c = 0; c < 3; ++c) step.offset[c] = params.offset[c];
+    step.shadows = params.shadows;
+    step.first = params.first;
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -143,10 +176,11 @@ struct Engine::Impl {
   DeviceBuffer<uint32_t> output;  // label image 1..N (only when labels are written)
   DeviceBuffer<uint64_t> mask;    // foreground bits (geometry.h)
   DeviceBuffer<FrameInfo> info;
-  DeviceBuffer<uint8_t> upload;   // label_host's copy of the luma plane
+  DeviceBuffer<uint8_t> uploads[3];  // label_host's copy of the planes it needs
   DeviceBuffer<uint8_t> labeler_scratch;  // Labeler::scratch_bytes (labeler.h)
   MappedBuffer<uint32_t> host_flag;       // for labelers with host rounds
   OtsuStage otsu;
+  ForegroundPass foreground;
   Analysis analysis;
   Reporter report;
 
@@ -169,6 +203,8 @@ struct Engine::Impl {
   // The frame in flight.
   bool pending = false;
   bool wrote_labels = false;
+  bool wrote_mask = false;  // the frame's foreground went through ForegroundPass
+  bg::StepParams step{};    // the model's parameters of the frame being queued
   FrameGeometry geo;
   cudaStream_t stream = nullptr;
 
@@ -186,6 +222,7 @@ struct Engine::Impl {
     moved |= info.reserve(1);
     if (options.write_labels) moved |= output.reserve(g.pixels());
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
+    moved |= foreground.reserve(image, options);
     const Labeler& labeler = cuda::labeler(options.algorithm);
     moved |= labeler_scratch.reserve(labeler.scratch_bytes(g, options.connectivity));
     if (labeler.host_rounds()) host_flag.reserve(1);
@@ -201,13 +238,21 @@ struct Engine::Impl {
 
   /// Threshold, local labeling, merging and analysis on stream s, and with_report the
   /// report's kernels after them.
+  /// Whether the frame's foreground is written as a mask of its own (foreground_stage.h).
+  bool mask_stage(const Options& options) const {
+    return options.mask_stage() || foreground.has_region();
+  }
+
   void queue_labeling(const ImageView& image, const FrameGeometry& geo, const Options& options,
                       bool with_report, cudaStream_t s) {
-    if (options.mode == ThresholdMode::Otsu) otsu.enqueue(image, info.get(), s);
+    const bool threshold = options.foreground == ForegroundModel::Threshold;
+    if (threshold && options.mode == ThresholdMode::Otsu) otsu.enqueue(image, info.get(), s);
+    Foreground fg = make_foreground(image, options, info.get());
+    if (mask_stage(options)) fg = foreground.enqueue(image, options, fg, step, s);
     mark(kThresholded, s);
     // A stage mark between two kernels (Profiling::Stages) leaves the second one
     // waiting for the first to finish, as the marks need.
-    const LabelingFrame frame{make_foreground(image, options, info.get()),
+    const LabelingFrame frame{fg,
                               geo,
                               labels.get(),
                               mask.get(),
@@ -274,6 +319,7 @@ struct Engine::Impl {
     info.fill_bytes(byte, 1, s);
     labeler_scratch.fill_bytes(
         byte, cuda::labeler(options.algorithm).scratch_bytes(g, options.connectivity), s);
+    foreground.poison(byte, g.pixels(), s);
     // Host buffers the previous frame's kernels wrote: that frame must be finished.
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
     const size_t components = worst_case_components(g, options.connectivity);
@@ -311,17 +357,27 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   Impl& d = *impl_;
   DeviceScope scope(d.device);
   const FrameGeometry geo(image.width, image.height);
+  const bool masked = d.mask_stage(options);
+  if (masked && options.foreground == ForegroundModel::Background)
+    for (int p = 1; p < plane_count(image.format); ++p)
+      if (!image.planes[p])
+        throw Error(std::string("a ") + to_string(image.format) +
+                    " frame needs its chroma planes on the device for the background model");
   d.reserve(image, geo, options);
+  d.step = d.foreground.begin_frame(image, options);
   if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);
 
   d.analysis.begin_frame(stream);
-  d.report.prepare(d.info.get(), d.analysis.device_table(), d.analysis.epoch(),
-                   options.mode == ThresholdMode::Otsu ? -1 : options.threshold, options);
+  const int level = options.foreground != ForegroundModel::Threshold ? 0
+                    : options.mode == ThresholdMode::Otsu         ? -1
+                                                                  : options.threshold;
+  d.report.prepare(d.info.get(), d.analysis.device_table(), d.analysis.epoch(), level, options);
   d.mark(kStart, stream);
   // Unprofiled frames run the report in the same graph: one launch for the frame. With
   // profiling, the events that time the labeling and the report sit between them.
   const bool report_in_graph = d.profiling_level == Profiling::Off;
-  const GraphKey key(image, options, d.tuning, report_in_graph);
+  const GraphKey key(image, options, d.tuning, report_in_graph, masked, d.foreground.region(),
+                     d.step);
   if (const GraphExec* graph = d.graph_for(key, image, geo, options)) {
     graph->launch(stream);
     ++d.replays;
@@ -336,6 +392,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
 
   d.pending = true;
   d.wrote_labels = options.write_labels;
+  d.wrote_mask = masked;
   d.geo = geo;
   d.stream = stream;
 }
@@ -401,18 +458,69 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   Impl& d = *impl_;
   DeviceScope scope(d.device);
   // The luma plane keeps its row stride on the device, so kernels see it as given.
-  const size_t row_bytes = size_t(host_image.width) * luma_bytes_per_pixel(host_image.format);
-  const size_t stride = host_image.strides[0];
-  d.upload.reserve(stride * size_t(host_image.height - 1) + row_bytes);
-  check_copy(cudaMemcpy2DAsync(d.upload.get(), stride, host_image.planes[0], stride, row_bytes,
-                               host_image.height, cudaMemcpyHostToDevice, stream),
-             "cudaMemcpy2DAsync (luma upload)");
+  // The background model of a color frame reads its chroma planes too.
+  const int planes = options.foreground == ForegroundModel::Background
+                         ? plane_count(host_image.format) : 1;
   ImageView device_image = host_image;
   device_image.space = MemorySpace::Device;
-  device_image.planes[0] = d.upload.get();
   device_image.planes[1] = device_image.planes[2] = nullptr;
+  for (int p = 0; p < planes; ++p) {
+    const int w = p == 0 ? host_image.width : (host_image.width + 1) / 2;
+    const int h = p == 0 ? host_image.height : (host_image.height + 1) / 2;
+    const size_t row_bytes = p == 0 ? size_t(w) * luma_bytes_per_pixel(host_image.format)
+                             : host_image.format == PixelFormat::NV12 ? 2 * size_t(w)
+                                                                      : size_t(w);
+    const size_t stride = host_image.strides[p];
+    if (p > 0 && (!host_image.planes[p] || stride < row_bytes))
+      throw Error(std::string("a ") + to_string(host_image.format) +
+                  " frame needs its chroma planes for the background model");
+    d.uploads[p].reserve(stride * size_t(h - 1) + row_bytes);
+    check_copy(cudaMemcpy2DAsync(d.uploads[p].get(), stride, host_image.planes[p], stride,
+                                 row_bytes, h, cudaMemcpyHostToDevice, stream),
+               "cudaMemcpy2DAsync (plane upload)");
+    device_image.planes[p] = d.uploads[p].get();
+  }
   enqueue(device_image, options, stream);
   finish(out, options.write_labels);
+}
+
+void Engine::reset_foreground() { impl_->foreground.reset(); }
+
+void Engine::set_region(const uint8_t* region, int width, int height, size_t stride) {
+  Impl& d = *impl_;
+  DeviceScope scope(d.device);
+  // A frame in flight may still read the old region.
+  if (d.pending) CCL_CUDA_CHECK(cudaEventSynchronize(d.done.get()));
+  d.foreground.set_region(region, width, height, stride);
+  d.graphs.clear();  // captured with the old region's address and presence
+}
+
+bool Engine::has_region() const { return impl_->foreground.has_region(); }
+
+const uint8_t* Engine::device_mask() const {
+  return impl_->wrote_mask ? impl_->foreground.mask() : nullptr;
+}
+
+void Engine::copy_mask(std::vector<uint8_t>& out) {
+  Impl& d = *impl_;
+  DeviceScope scope(d.device);
+  const FrameGeometry& g = d.geo;
+  out.assign(g.pixels(), 0);
+  if (d.wrote_mask) {
+    check_copy(cudaMemcpyAsync(out.data(), d.foreground.mask(), g.pixels(),
+                               cudaMemcpyDeviceToHost, d.stream),
+               "cudaMemcpyAsync (foreground mask)");
+    CCL_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    return;
+  }
+  std::vector<uint64_t> words(g.mask_words());
+  check_copy(cudaMemcpyAsync(words.data(), d.mask.get(), words.size() * sizeof(uint64_t),
+                             cudaMemcpyDeviceToHost, d.stream),
+             "cudaMemcpyAsync (foreground bits)");
+  CCL_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+  for (int y = 0; y < g.height; ++y)
+    for (int x = 0; x < g.width; ++x)
+      out[size_t(y) * g.width + x] = (words[size_t(y) * g.words + (x >> 6)] >> (x & 63)) & 1;
 }
 
 void Engine::set_profiling(Profiling level) {

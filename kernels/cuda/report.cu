@@ -52,7 +52,7 @@ __device__ __forceinline__ void block_range(uint32_t n, uint32_t& begin, uint32_
 /// counts per block the entries of at least min_area pixels, their largest area and
 /// how many have each area below kCountedAreas.
 __global__ void __launch_bounds__(kReportBlock)
-    finish_kernel(const FrameInfo* info, Component* table, uint64_t min_area,
+    finish_kernel(const FrameInfo* info, Component* table, AreaRange areas_passing,
                   uint32_t* block_counts, uint32_t* block_max, uint32_t* block_areas,
                   uint32_t* epoch) {
   wait_for_previous_grid();
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kReportBlock)
       c.width = c.width - c.x + 1;
       c.height = c.height - c.y + 1;
       mine[lane] = c;
-      if (c.area >= min_area) {
+      if (areas_passing.passes(c.area)) {
         ++passing;
         largest = max(largest, uint32_t(c.area));
         if (c.area < kCountedAreas) counted = uint32_t(c.area);
@@ -205,7 +205,7 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
 /// order on the device (size_order, into `ordered`; hand_over_kernel copies them);
 /// otherwise read() sorts.
 __global__ void __launch_bounds__(kReportBlock)
-    report_kernel(const FrameInfo* info, const Component* table, uint64_t min_area,
+    report_kernel(const FrameInfo* info, const Component* table, AreaRange areas_passing,
                   uint32_t max_components, const uint32_t* block_counts,
                   const uint32_t* block_max, const uint32_t* block_areas,
                   Component* host_table, uint32_t capacity, Component* ordered,
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(kReportBlock)
   uint32_t at = totals[1];
   for (uint32_t first = begin; first < end; first += kReportBlock) {
     const uint32_t i = first + threadIdx.x;
-    const bool passes = i < end && table[i].area >= min_area;
+    const bool passes = i < end && areas_passing.passes(table[i].area);
     uint32_t slot, round;
     Scan(temp.scan).ExclusiveSum(uint32_t(passes), slot, round);
     if (passes) {
@@ -295,14 +295,14 @@ __global__ void __launch_bounds__(kReportBlock)
 }
 
 /// Sort keys of the whole table: the largest area gets 0, equal areas equal keys (the
-/// stable sort keeps them in label order), entries below min_area `after_all`.
-__global__ void size_keys_kernel(const Component* table, uint32_t n, uint64_t min_area,
+/// stable sort keeps them in label order), entries that do not pass `after_all`.
+__global__ void size_keys_kernel(const Component* table, uint32_t n, AreaRange areas_passing,
                                  uint32_t max_area, uint32_t after_all, uint32_t* keys,
                                  uint32_t* indices) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint64_t area = table[i].area;
-  keys[i] = area >= min_area ? max_area - uint32_t(area) : after_all;
+  keys[i] = areas_passing.passes(area) ? max_area - uint32_t(area) : after_all;
   indices[i] = i;
 }
 
@@ -357,12 +357,15 @@ void Reporter::prepare(const FrameInfo* info, Component* table, uint32_t* epoch,
   epoch_ = epoch;
   fixed_level_ = fixed_level;
   min_area_ = options.min_area;
+  max_area_ = options.max_area ? options.max_area : UINT64_MAX;
   max_components_ = options.max_components;
 }
 
+AreaRange Reporter::areas() const { return AreaRange{min_area_, max_area_}; }
+
 void Reporter::launch(cudaStream_t stream, bool chained) {
   cuda::launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info_,
-               table_, min_area_, block_counts_.get(), block_max_.get(), block_areas_.get(),
+               table_, areas(), block_counts_.get(), block_max_.get(), block_areas_.get(),
                epoch_);
   launch_report(stream, chained);
   launch_hand_over(stream, chained);
@@ -370,7 +373,7 @@ void Reporter::launch(cudaStream_t stream, bool chained) {
 
 void Reporter::launch_report(cudaStream_t stream, bool chained) {
   cuda::launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
-               static_cast<const Component*>(table_), min_area_, max_components_,
+               static_cast<const Component*>(table_), areas(), max_components_,
                static_cast<const uint32_t*>(block_counts_.get()),
                static_cast<const uint32_t*>(block_max_.get()),
                static_cast<const uint32_t*>(block_areas_.get()), host_table_.device(),
@@ -432,7 +435,7 @@ void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_a
   cub::DoubleBuffer<uint32_t> keys(keys_.get(), keys_.get() + count);
   cub::DoubleBuffer<uint32_t> values(values_.get(), values_.get() + count);
   cuda::launch("size_keys_kernel", size_keys_kernel, ceil_div(count, kReportBlock), kReportBlock,
-         stream, false, static_cast<const Component*>(table_), count, min_area_, max_area,
+         stream, false, static_cast<const Component*>(table_), count, areas(), max_area,
          after_all, keys.Current(), values.Current());
   size_t bytes = 0;
   CCL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, count, 0, bits,

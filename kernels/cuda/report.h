@@ -32,9 +32,17 @@
 namespace ccl::cuda {
 
 /// What the device leaves in mapped host memory for read().
+/// The areas a reported component may have (Options::min_area, max_area).
+struct AreaRange {
+  uint64_t min, max;
+  __host__ __device__ __forceinline__ bool passes(uint64_t area) const {
+    return area >= min && area <= max;
+  }
+};
+
 struct ReportHeader {
   uint32_t count;     // components in the frame
-  uint32_t passing;   // of those, the ones with at least min_area pixels
+  uint32_t passing;   // of those, the ones within [min_area, max_area]
   uint32_t max_area;  // the largest passing area (areas are below 2^31)
   uint32_t level;     // threshold level used
 };
@@ -100,6 +108,8 @@ class Reporter {
   uint32_t* epoch_ = nullptr;
   int fixed_level_ = 0;
   uint64_t min_area_ = 0;
+  uint64_t max_area_ = UINT64_MAX;  // Options::max_area, 0 (no limit) as the largest value
+  AreaRange areas() const;
   uint32_t max_components_ = 0;
   bool sorted_ = false;  // the last read() sorted
   // The sort of frames with more passing components than are reported.

@@ -30,6 +30,11 @@ const uint32_t* Engine::device_component_count() const { return nullptr; }
 void Engine::label_host(const ImageView&, const Options&, Result&, cudaStream_t) {
   throw Error(kNoCuda);
 }
+void Engine::reset_foreground() {}
+void Engine::set_region(const uint8_t*, int, int, size_t) { throw Error(kNoCuda); }
+bool Engine::has_region() const { return false; }
+const uint8_t* Engine::device_mask() const { return nullptr; }
+void Engine::copy_mask(std::vector<uint8_t>&) { throw Error(kNoCuda); }
 void Engine::set_profiling(Profiling) {}
 StageTimes Engine::stage_times() const { return {}; }
 void Engine::set_tuning(const Tuning&) {}

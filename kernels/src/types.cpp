@@ -46,6 +46,14 @@ const char* to_string(ThresholdMode m) {
   return "?";
 }
 
+const char* to_string(ForegroundModel m) {
+  switch (m) {
+    case ForegroundModel::Threshold: return "threshold";
+    case ForegroundModel::Background: return "background";
+  }
+  return "?";
+}
+
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> list = {
 #define CCL_ALGORITHM(id, nick, title, description) {Algorithm::id, nick, title, description},
@@ -73,6 +81,15 @@ bool parse(const std::string& text, ThresholdMode* out) {
   return false;
 }
 
+bool parse(const std::string& text, ForegroundModel* out) {
+  for (ForegroundModel m : {ForegroundModel::Threshold, ForegroundModel::Background})
+    if (text == to_string(m)) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
 bool parse(const std::string& text, Algorithm* out) {
   // Short names kept from the first two algorithms' command lines.
   const std::string name = text == "ha" ? "ha4" : text == "ke" ? "komura" : text;
@@ -92,9 +109,9 @@ bool Component::operator==(const Component& o) const {
 
 void select_reported(std::vector<Component>& table, const Options& options) {
   if (options.reports_all()) return;
-  if (options.min_area > 1)
+  if (options.min_area > 1 || options.max_area)
     table.erase(std::remove_if(table.begin(), table.end(),
-                               [&](const Component& c) { return c.area < options.min_area; }),
+                               [&](const Component& c) { return !options.area_passes(c.area); }),
                 table.end());
   if (table.size() <= options.max_components) return;
   const auto keep = table.begin() + options.max_components;
@@ -118,6 +135,22 @@ void validate(const ImageView& image, const Options& options) {
     throw Error("connectivity must be 4 or 8, not " + std::to_string(options.connectivity));
   if (options.threshold < 0 || options.threshold > 255)
     throw Error("threshold must be within 0..255, not " + std::to_string(options.threshold));
+  for (int r : {options.open_radius, options.close_radius})
+    if (r < 0 || r > kMaxCleanupRadius)
+      throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +
+                  ", not " + std::to_string(r));
+  if (options.foreground == ForegroundModel::Background) {
+    const BackgroundOptions& b = options.background;
+    if (b.history < 1 || b.history > 100000)
+      throw Error("background history must be within 1..100000 frames, not " +
+                  std::to_string(b.history));
+    if (!(b.learning_rate <= 1.0))
+      throw Error("background learning rate must be at most 1, not " +
+                  std::to_string(b.learning_rate));
+    if (!(b.variance_threshold >= 1.0 && b.variance_threshold <= 255.0))
+      throw Error("background variance threshold must be within 1..255, not " +
+                  std::to_string(b.variance_threshold));
+  }
 }
 
 }  // namespace ccl

@@ -3,8 +3,10 @@
 // functions report that no device is usable and Engine's constructor throws.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ccl/types.h"
 
@@ -32,7 +34,7 @@ bool waits_on_host(Algorithm a);
 /// GPU times of the last frame, in milliseconds (0 where a stage did not run or was
 /// not timed). Filled only when profiling is enabled (see Profiling).
 struct StageTimes {
-  float threshold = 0;   // histogram + Otsu + binarization where it is a pass of its own
+  float threshold = 0;   // histogram + Otsu; the foreground stage (model, cleanup) when it runs
   float local = 0;       // strip (HA) / initialization (KE) labeling
   float merge = 0;       // border merging / reduction
   float analysis = 0;    // root numbering + relabel + features
@@ -122,6 +124,27 @@ class Engine {
   /// labels it and waits: the convenient path for tests and the CPU-memory element.
   void label_host(const ImageView& host_image, const Options& options, Result& out,
                   cudaStream_t stream = nullptr);
+
+  /// The background model (Options::foreground) forgets everything: the next frame is
+  /// learned as the background. It also starts over by itself when the frame size,
+  /// format or model changes, and when a frame uses no model in between.
+  void reset_foreground();
+
+  /// Pixels where `region` is 0 are never foreground (applied after the cleanup).
+  /// width x height bytes of host memory, `stride` per row (0: width), uploaded now;
+  /// null clears it. A frame of another size than the region's throws ccl::Error.
+  void set_region(const uint8_t* region, int width, int height, size_t stride = 0);
+  bool has_region() const;
+
+  /// The last frame's foreground mask, when it was written as a pass of its own
+  /// (Options::mask_stage() or a region): width*height bytes, 0 or 1, row pitch width,
+  /// device memory, valid like device_labels(); null when the labelers tested the
+  /// threshold as they read the frame.
+  const uint8_t* device_mask() const;
+
+  /// Downloads the last frame's foreground into `mask` (width*height bytes, 0 or 1),
+  /// from device_mask() or, for a fused threshold, from the labelers' bit mask; waits.
+  void copy_mask(std::vector<uint8_t>& mask);
 
   void set_profiling(Profiling level);
   /// true: Profiling::Stages, false: Profiling::Off.

@@ -15,6 +15,34 @@ enum class MemorySpace { Host, Device };
 
 enum class ThresholdMode { Above, Below, Otsu };
 
+/// What decides which pixels are foreground (docs/FOREGROUND.md).
+enum class ForegroundModel {
+  /// One global level per frame: Options::threshold and mode (fixed, inverted, Otsu).
+  Threshold,
+  /// A per-pixel adaptive background model (a mixture of a few modes per pixel, as in
+  /// Zivkovic's improved Gaussian mixture); what differs from it is foreground, shadows
+  /// are not. Stateful: the engine (or ccl::ForegroundStage) keeps it per stream.
+  Background,
+};
+
+/// The background model's settings (ForegroundModel::Background).
+struct BackgroundOptions {
+  /// Frames the model remembers: with learning_rate < 0 the rate is 1/min(2n, history)
+  /// at the n-th frame since the model was reset. 1..100000.
+  int history = 500;
+  /// < 0: from history (above); 0: the model is frozen after its first frame;
+  /// otherwise the weight of each new frame, up to 1.
+  double learning_rate = -1;
+  /// Squared distance, in variances, within which a pixel matches a background mode
+  /// (MOG2's varThreshold). 1..255.
+  double variance_threshold = 16;
+  /// A darker pixel of the background's chromaticity is a shadow, and not foreground.
+  bool detect_shadows = true;
+};
+
+/// Largest open_radius / close_radius (a (2r+1) x (2r+1) square).
+constexpr int kMaxCleanupRadius = 32;
+
 /// The labeling algorithms (ccl/algorithms.def, the registry; every one gives the same
 /// labels and features).
 enum class Algorithm {
@@ -71,10 +99,12 @@ int plane_count(PixelFormat f);
 int luma_bytes_per_pixel(PixelFormat f);
 const char* to_string(PixelFormat f);
 const char* to_string(ThresholdMode m);
+const char* to_string(ForegroundModel m);
 const char* to_string(Algorithm a);
 /// The inverse of to_string (for algorithms the registry's nick, plus the short names
 /// "ha" and "ke"); false, leaving *out alone, for any other text.
 bool parse(const std::string& text, ThresholdMode* out);
+bool parse(const std::string& text, ForegroundModel* out);
 bool parse(const std::string& text, Algorithm* out);
 
 struct Options {
@@ -86,14 +116,37 @@ struct Options {
   /// When false a backend may skip writing the label image (features only).
   bool write_labels = true;
   /// Which components a frame reports (docs/ARCHITECTURE.md, "Reported components"):
-  /// those of at least min_area pixels, in label order; when more than max_components
+  /// those of at least min_area pixels (and at most max_area), in label order; when more than max_components
   /// pass, only the max_components largest, largest first and equal areas by label.
   /// The defaults report every component. Result::num_components counts them all.
   uint64_t min_area = 0;
   uint32_t max_components = UINT32_MAX;
+  /// Components of more pixels than this are not reported either; 0: no limit.
+  uint64_t max_area = 0;
+
+  /// The foreground test (docs/FOREGROUND.md); the threshold fields above serve
+  /// ForegroundModel::Threshold only.
+  ForegroundModel foreground = ForegroundModel::Threshold;
+  BackgroundOptions background;
+  /// Cleanup of the foreground mask before labeling, for every model: a morphological
+  /// opening, then a closing, with a (2r+1) x (2r+1) square; 0: off. 0..kMaxCleanupRadius.
+  int open_radius = 0;
+  int close_radius = 0;
 
   /// True when every component is reported, whatever the frame holds.
-  bool reports_all() const { return min_area <= 1 && max_components == UINT32_MAX; }
+  bool reports_all() const {
+    return min_area <= 1 && max_components == UINT32_MAX && max_area == 0;
+  }
+  /// True when area alone lets a component be reported (min_area, max_area).
+  bool area_passes(uint64_t area) const {
+    return area >= min_area && (max_area == 0 || area <= max_area);
+  }
+  /// True when the foreground is written as a mask of its own before labeling (a model
+  /// other than the threshold, or cleanup); otherwise the labelers test the threshold
+  /// as they read the frame.
+  bool mask_stage() const {
+    return foreground != ForegroundModel::Threshold || open_radius > 0 || close_radius > 0;
+  }
 };
 
 /// One connected component (docs/CONTRACT.md, "Output"). Sums are over the component's pixels.

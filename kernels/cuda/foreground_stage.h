@@ -1,0 +1,58 @@
+// The foreground stage on the device: when a frame needs a mask of its own (a model
+// other than the global threshold, cleanup or a region: Options::mask_stage()), it is
+// written here as one byte per pixel, and the labelers read that mask as a GRAY8 frame
+// thresholded at 0, through the same fused test as any frame (foreground.cuh). The
+// CPU's ccl::ForegroundStage (kernels/src/foreground.cpp) writes the same bytes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "../src/background_model.h"
+#include "ccl/cuda_memory.h"
+#include "ccl/types.h"
+#include "foreground.cuh"
+#include "geometry.h"
+
+namespace ccl::cuda {
+
+class ForegroundPass {
+ public:
+  /// Device memory for frames like `image` under `options` (the model's state, the
+  /// mask and the cleanup's scratch), so that enqueue() allocates nothing. True when
+  /// memory moved; the model then starts over.
+  bool reserve(const ImageView& image, const Options& options);
+
+  /// Advances the model to the frame about to be queued and returns its parameters
+  /// (part of what makes two frames' launches equal, for graph replay). Frames with
+  /// ForegroundModel::Threshold reset the model.
+  bg::StepParams begin_frame(const ImageView& image, const Options& options);
+
+  /// Queues the model or the threshold (`threshold` reads the frame), the cleanup and
+  /// the region on `stream`; returns the test the labelers apply to the mask.
+  Foreground enqueue(const ImageView& image, const Options& options, const Foreground& threshold,
+                     const bg::StepParams& params, cudaStream_t stream);
+
+  void reset() { frames_ = 0; }
+  /// Uploads the region (0 = never foreground); null clears it.
+  void set_region(const uint8_t* region, int width, int height, size_t stride);
+  bool has_region() const { return region_width_ > 0; }
+  const uint8_t* region() const { return has_region() ? region_.get() : nullptr; }
+
+  uint8_t* mask() const { return mask_.get(); }
+  /// Poisons the mask and scratch; on a model's first frame its state too (which that
+  /// frame must not read).
+  void poison(int byte, size_t pixels, cudaStream_t stream);
+
+ private:
+  DeviceBuffer<uint16_t> state_;
+  DeviceBuffer<uint8_t> mask_, scratch_, region_;
+  int width_ = 0, height_ = 0, channels_ = 0;
+  bool chroma_ = false;
+  int region_width_ = 0, region_height_ = 0;
+  uint64_t frames_ = 0;
+};
+
+}  // namespace ccl::cuda

@@ -1,0 +1,309 @@
+// The background model's per-pixel step, one definition for the CPU and the GPU:
+// integer arithmetic only, so that both backends keep the same state and write the
+// same mask bit for bit (docs/FOREGROUND.md explains the model and its numbers).
+//
+// Each pixel holds up to kModes modes, sorted by weight (heaviest first). A mode is a
+// weight, a mean per channel and one variance shared by the channels, all 16-bit
+// fixed point: weights Q16 (65535 ~ 1), means Q8 (intensity * 256), variances Q8
+// (intensity^2 * 256). The step follows Zivkovic's improved mixture: every weight
+// decays by the learning rate and by a small prior that removes unsupported modes;
+// the first mode within `match` variances takes the frame's weight and moves its mean
+// and variance toward the pixel; the modes that together hold `background_share` of
+// the weight are the background; a pixel that matches none of them is foreground,
+// unless it is a shadow (a darker pixel along the direction of a background mean).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ccl/luma.h"  // CCL_HD
+#include "ccl/types.h"
+
+// Loops over modes and channels are unrolled on the device so the modes stay in
+// registers; the host compiler decides for itself.
+#if defined(__CUDA_ARCH__)
+#define CCL_UNROLL _Pragma("unroll")
+#else
+#define CCL_UNROLL
+#endif
+
+namespace ccl::bg {
+
+constexpr int kModes = 4;
+constexpr int32_t kOne = 65536;  // weight 1.0 in Q16 (stored as at most 65535)
+
+/// Parameters of one frame's step, all fixed point, computed once per frame on the host
+/// (step_params) and passed by value to every pixel.
+struct StepParams {
+  int32_t alpha;         // learning rate, Q16 (0: frozen)
+  int32_t prune;         // alpha * complexity prior, Q16: weights below it are dropped
+  int64_t match_bg;      // variance_threshold, Q8: squared distance of a background match
+  int64_t match_mode;    // 9 variances, Q8: squared distance that updates a mode
+  int32_t var_init;      // variance of a new mode, Q8
+  int32_t var_min, var_max;
+  int32_t background_share;  // Q16 weight the background modes hold (0.9)
+  int32_t shadow_floor;  // Q8: a shadow keeps at least this share of the brightness
+  int32_t offset[3];     // Q8 subtracted from each channel for the shadow test (YUV: chroma)
+  bool shadows;
+  bool first;            // first frame since reset: it is the background, nothing is foreground
+};
+
+/// One pixel's modes, in registers while it is updated.
+template <int C>
+struct Modes {
+  int32_t w[kModes];
+  int32_t m[kModes][C];
+  int32_t v[kModes];
+};
+
+/// Where mode k's fields of pixel i live: planes of `plane` uint16 each, weights first,
+/// then the means (mode-major, channel-minor), then the variances.
+template <int C>
+struct StateLayout {
+  static constexpr int kPlanes = kModes * (C + 2);
+  CCL_HD static size_t weight(int k) { return size_t(k); }
+  CCL_HD static size_t mean(int k, int c) { return size_t(kModes + k * C + c); }
+  CCL_HD static size_t var(int k) { return size_t(kModes + kModes * C + k); }
+};
+
+template <int C>
+CCL_HD void load(Modes<C>& s, const uint16_t* state, size_t plane, size_t i) {
+  using L = StateLayout<C>;
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k) {
+    s.w[k] = state[L::weight(k) * plane + i];
+CCL_UNROLL
+    for (int c = 0; c < C; ++c) s.m[k][c] = state[L::mean(k, c) * plane + i];
+    s.v[k] = state[L::var(k) * plane + i];
+  }
+}
+
+template <int C>
+CCL_HD void store(const Modes<C>& s, uint16_t* state, size_t plane, size_t i) {
+  using L = StateLayout<C>;
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k) {
+    state[L::weight(k) * plane + i] = uint16_t(s.w[k] > 65535 ? 65535 : s.w[k]);
+CCL_UNROLL
+    for (int c = 0; c < C; ++c) state[L::mean(k, c) * plane + i] = uint16_t(s.m[k][c]);
+    state[L::var(k) * plane + i] = uint16_t(s.v[k]);
+  }
+}
+
+/// round(num / den) for den > 0, halves away from zero (the same on both sides).
+CCL_HD int64_t div_round(int64_t num, int64_t den) {
+  return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
+}
+
+template <int C>
+CCL_HD void swap_modes(Modes<C>& s, int a, int b) {
+  int32_t t = s.w[a]; s.w[a] = s.w[b]; s.w[b] = t;
+  t = s.v[a]; s.v[a] = s.v[b]; s.v[b] = t;
+CCL_UNROLL
+  for (int c = 0; c < C; ++c) {
+    t = s.m[a][c]; s.m[a][c] = s.m[b][c]; s.m[b][c] = t;
+  }
+}
+
+/// True when pixel x (Q8 channels) is a shadow of one of the background modes: along
+/// its mean's direction (offset removed), between shadow_floor and 1 times as bright,
+/// and within match_bg variances of that scaled mean.
+template <int C>
+CCL_HD bool is_shadow(const Modes<C>& s, int n, const int32_t x[C], const StepParams& p) {
+  int32_t share = 0;
+  for (int k = 0; k < n; ++k) {
+    int64_t num = 0, den = 0;
+CCL_UNROLL
+    for (int c = 0; c < C; ++c) {
+      const int64_t xc = x[c] - p.offset[c], mc = s.m[k][c] - p.offset[c];
+      num += xc * mc;
+      den += mc * mc;
+    }
+    if (den == 0) return false;
+    if (num <= den && num * 256 >= int64_t(p.shadow_floor) * den) {
+      const int64_t a = (num << 16) / den;  // brightness ratio, Q16, within [floor, 1]
+      int64_t dist = 0;
+CCL_UNROLL
+      for (int c = 0; c < C; ++c) {
+        const int64_t mc = s.m[k][c] - p.offset[c], xc = x[c] - p.offset[c];
+        const int64_t d = ((a * mc) >> 16) - xc;
+        dist += d * d;
+      }
+      if (dist < ((p.match_bg * s.v[k]) * ((a * a) >> 16)) >> 16) return true;
+    }
+    share += s.w[k];
+    if (share > p.background_share) return false;
+  }
+  return false;
+}
+
+/// One frame's step for one pixel: updates the modes in place and returns whether the
+/// pixel is foreground. x: the pixel's channels, Q8 (value << 8).
+template <int C>
+CCL_HD bool step(Modes<C>& s, const int32_t x[C], const StepParams& p) {
+  int n = 0;
+  while (n < kModes && s.w[n] > 0) ++n;
+  const bool learn = p.alpha > 0;
+  bool fits = false, background = false;
+  int32_t total = 0;
+  for (int k = 0; k < n; ++k) {
+    int32_t w = s.w[k];
+    if (learn) w -= int32_t((int64_t(w) * p.alpha + kOne / 2) >> 16) + p.prune;
+    if (!fits) {
+      int64_t dist = 0;
+CCL_UNROLL
+      for (int c = 0; c < C; ++c) {
+        const int64_t d = x[c] - s.m[k][c];
+        dist += d * d;
+      }
+      const int64_t var = s.v[k];
+      if (total < p.background_share && dist < p.match_bg * var) background = true;
+      if (dist < p.match_mode * var) {
+        fits = true;
+        if (learn) {
+          w += p.alpha;
+          // k = alpha / w moves the mean and the variance toward the pixel.
+CCL_UNROLL
+          for (int c = 0; c < C; ++c)
+            s.m[k][c] += int32_t(div_round(int64_t(x[c] - s.m[k][c]) * p.alpha, w));
+          int64_t nv = var + div_round(((dist >> 8) - var) * p.alpha, w);
+          nv = nv < p.var_min ? p.var_min : nv > p.var_max ? p.var_max : nv;
+          s.v[k] = int32_t(nv);
+        }
+      }
+    }
+    if (learn && w < p.prune) w = 0;
+    s.w[k] = w > 0 ? w : 0;
+    total += s.w[k];
+  }
+  if (learn) {
+    // Survivors first, heaviest first (a stable insertion sort of at most kModes).
+    for (int i = 1; i < n; ++i)
+      for (int j = i; j > 0 && s.w[j] > s.w[j - 1]; --j) swap_modes(s, j, j - 1);
+    while (n > 0 && s.w[n - 1] == 0) --n;
+    if (total > 0)
+      for (int k = 0; k < n; ++k) s.w[k] = int32_t((int64_t(s.w[k]) * kOne + total / 2) / total);
+    if (!fits) {
+      // A new mode at the pixel, in place of the lightest when all are taken.
+      const int k = n < kModes ? n++ : kModes - 1;
+      if (n == 1) {
+        s.w[k] = kOne;
+      } else {
+        for (int j = 0; j < n - 1; ++j)
+          s.w[j] -= int32_t((int64_t(s.w[j]) * p.alpha + kOne / 2) >> 16);
+        s.w[k] = p.alpha;
+      }
+CCL_UNROLL
+      for (int c = 0; c < C; ++c) s.m[k][c] = x[c];
+      s.v[k] = p.var_init;
+      for (int j = k; j > 0 && s.w[j] > s.w[j - 1]; --j) swap_modes(s, j, j - 1);
+    }
+    for (int k = n; k < kModes; ++k) {
+      s.w[k] = 0;
+      s.v[k] = 0;
+CCL_UNROLL
+      for (int c = 0; c < C; ++c) s.m[k][c] = 0;
+    }
+  }
+  if (p.first || background) return false;
+  if (p.shadows && is_shadow(s, n, x, p)) return false;
+  return true;
+}
+
+/// A frame's planes as the model reads them (host or device addresses).
+struct Planes {
+  const uint8_t* base[3];
+  size_t stride[3];
+};
+
+/// Channel readers, one per plane layout, Q8 values (value << 8): kernels are compiled
+/// once per reader (with_channels), so their per-pixel code has no switch over formats.
+struct ReadGray8 {
+  static constexpr int C = 1;
+  CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
+    o[0] = int32_t(f.base[0][size_t(y) * f.stride[0] + x]) << 8;
+  }
+};
+struct ReadGray16 {  // 16-bit values scaled to the 8-bit range: 65535 -> 255 << 8
+  static constexpr int C = 1;
+  CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
+    const uint8_t* p = f.base[0] + size_t(y) * f.stride[0] + 2 * size_t(x);
+    const int32_t v = int32_t(p[0]) | (int32_t(p[1]) << 8);
+    o[0] = v - (v >> 8);
+  }
+};
+struct ReadNV12 {  // Y, then U and V of the 2x2 block
+  static constexpr int C = 3;
+  CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
+    o[0] = int32_t(f.base[0][size_t(y) * f.stride[0] + x]) << 8;
+    const uint8_t* uv = f.base[1] + size_t(y >> 1) * f.stride[1] + 2 * size_t(x >> 1);
+    o[1] = int32_t(uv[0]) << 8;
+    o[2] = int32_t(uv[1]) << 8;
+  }
+};
+struct ReadI420 {
+  static constexpr int C = 3;
+  CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
+    o[0] = int32_t(f.base[0][size_t(y) * f.stride[0] + x]) << 8;
+    o[1] = int32_t(f.base[1][size_t(y >> 1) * f.stride[1] + (x >> 1)]) << 8;
+    o[2] = int32_t(f.base[2][size_t(y >> 1) * f.stride[2] + (x >> 1)]) << 8;
+  }
+};
+struct ReadRgb4 {  // the three colors of 4-byte pixels, in stored order (any of RGBA ...)
+  static constexpr int C = 3;
+  CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
+    const uint8_t* p = f.base[0] + size_t(y) * f.stride[0] + 4 * size_t(x);
+    o[0] = int32_t(p[0]) << 8;
+    o[1] = int32_t(p[1]) << 8;
+    o[2] = int32_t(p[2]) << 8;
+  }
+};
+/// Calls f(Reader{}) with the reader of `format` (the one place that maps formats to
+/// the model's channels).
+template <class F>
+CCL_HD auto with_channels(PixelFormat format, F&& f) {
+  switch (format) {
+    case PixelFormat::Gray16LE: return f(ReadGray16{});
+    case PixelFormat::NV12: return f(ReadNV12{});
+    case PixelFormat::I420: return f(ReadI420{});
+    case PixelFormat::RGBA:
+    case PixelFormat::BGRA:
+    case PixelFormat::RGBx:
+    case PixelFormat::BGRx: return f(ReadRgb4{});
+    default: return f(ReadGray8{});
+  }
+}
+
+/// True for the formats whose second and third channels are chroma around 128.
+CCL_HD bool chroma_channels(PixelFormat format) {
+  return format == PixelFormat::NV12 || format == PixelFormat::I420;
+}
+
+/// The frame's fixed-point parameters. frame: frames seen since the reset, this one
+/// included (1 for the first). The rate follows Zivkovic's: 1/min(2n, history) until
+/// the history is reached, or the caller's fixed rate after the first frame.
+inline StepParams step_params(int history, double learning_rate, double variance_threshold,
+                              bool shadows, uint64_t frame, bool yuv) {
+  double alpha = learning_rate;
+  if (alpha < 0 || frame <= 1) {
+    const double span = double(frame) * 2.0;
+    alpha = 1.0 / (span < double(history) ? span : double(history));
+  }
+  StepParams p{};
+  p.alpha = int32_t(alpha * kOne + 0.5);
+  if (alpha > 0 && p.alpha == 0) p.alpha = 1;  // the smallest rate that still learns
+  p.prune = int32_t(alpha * 0.05 * kOne + 0.5);
+  p.match_bg = int64_t(variance_threshold * 256.0 + 0.5);
+  p.match_mode = 9 * 256;
+  p.var_init = 15 * 256;
+  p.var_min = 4 * 256;
+  p.var_max = 75 * 256;
+  p.background_share = int32_t(0.9 * kOne + 0.5);
+  p.shadow_floor = 128;  // 0.5
+  for (int c = 0; c < 3; ++c) p.offset[c] = yuv && c > 0 ? 128 << 8 : 0;
+  p.shadows = shadows;
+  p.first = frame <= 1;
+  return p;
+}
+
+}  // namespace ccl::bg
