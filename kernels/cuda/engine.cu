@@ -319,7 +319,7 @@ struct Engine::Impl {
     info.fill_bytes(byte, 1, s);
     labeler_scratch.fill_bytes(
         byte, cuda::labeler(options.algorithm).scratch_bytes(g, options.connectivity), s);
-    foreground.poison(byte, g.pixels(), s);
+    foreground.poison(byte, g.width, g.height, s);
     // Host buffers the previous frame's kernels wrote: that frame must be finished.
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
     const size_t components = worst_case_components(g, options.connectivity);
@@ -501,15 +501,18 @@ const uint8_t* Engine::device_mask() const {
   return impl_->wrote_mask ? impl_->foreground.mask() : nullptr;
 }
 
+size_t Engine::device_mask_pitch() const { return ForegroundPass::pitch(impl_->geo.width); }
+
 void Engine::copy_mask(std::vector<uint8_t>& out) {
   Impl& d = *impl_;
   DeviceScope scope(d.device);
   const FrameGeometry& g = d.geo;
   out.assign(g.pixels(), 0);
   if (d.wrote_mask) {
-    check_copy(cudaMemcpyAsync(out.data(), d.foreground.mask(), g.pixels(),
-                               cudaMemcpyDeviceToHost, d.stream),
-               "cudaMemcpyAsync (foreground mask)");
+    check_copy(cudaMemcpy2DAsync(out.data(), size_t(g.width), d.foreground.mask(),
+                                 ForegroundPass::pitch(g.width), size_t(g.width), size_t(g.height),
+                                 cudaMemcpyDeviceToHost, d.stream),
+               "cudaMemcpy2DAsync (foreground mask)");
     CCL_CUDA_CHECK(cudaStreamSynchronize(d.stream));
     return;
   }

@@ -10,86 +10,150 @@ namespace ccl::cuda {
 namespace {
 
 constexpr int kPixelBlock = 256;
+/// Mask rows and state planes are padded to this many bytes / entries, so that the
+/// cleanup moves 4 mask bytes and the model 2 state fields per access.
+constexpr size_t kPitchAlign = 64;
 
-/// Only the last pass applies the region, so that the cleanup never reaches into it.
-__device__ __forceinline__ uint8_t in_region(const uint8_t* region, size_t i, uint8_t v) {
-  return region && !region[i] ? 0 : v;
+size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+template <int C, class F>
+__device__ __forceinline__ void for_each_field(bg::Modes<C>& s, F&& f) {
+  using L = bg::StateLayout<C>;
+#pragma unroll
+  for (int k = 0; k < bg::kModes; ++k) {
+    f(L::weight(k), s.w[k]);
+#pragma unroll
+    for (int c = 0; c < C; ++c) f(L::mean(k, c), s.m[k][c]);
+    f(L::var(k), s.v[k]);
+  }
 }
 
-/// The model's step for one pixel per thread: the state stays in its planes (one
-/// uint16 field per plane, so a warp's loads and stores are contiguous), the mask byte
-/// is the step's answer.
+/// One pixel's step: reads it, updates its modes, writes its mask byte.
+template <class Reader>
+__device__ __forceinline__ void classify(const bg::Planes& frame, int width, size_t i,
+                                         bg::Modes<Reader::C>& modes, const bg::StepParams& p,
+                                         const uint8_t* region, uint8_t* mask, size_t pitch) {
+  const int y = int(i / unsigned(width)), x = int(i - size_t(y) * width);
+  int32_t px[Reader::C];
+  Reader::at(frame, x, y, px);
+  const bool fg = bg::step(modes, px, p);
+  const size_t o = size_t(y) * pitch + x;
+  mask[o] = region && !region[o] ? 0 : fg ? 1 : 0;
+}
+
+/// The model's step for two neighbouring pixels per thread: each state field of the
+/// pair is one 32-bit word of its plane, so a warp moves 128 contiguous bytes per field.
 template <class Reader>
 __global__ void __launch_bounds__(kPixelBlock)
-    model_kernel(bg::Planes frame, int width, size_t pixels, uint16_t* state,
-                 bg::StepParams p, const uint8_t* region, uint8_t* mask) {
+    model_kernel(bg::Planes frame, int width, size_t pixels, uint16_t* state, size_t plane,
+                 bg::StepParams p, const uint8_t* region, uint8_t* mask, size_t pitch) {
   constexpr int C = Reader::C;
-  const size_t i = size_t(blockIdx.x) * kPixelBlock + threadIdx.x;
+  const size_t i = 2 * (size_t(blockIdx.x) * kPixelBlock + threadIdx.x);
   if (i >= pixels) return;
-  const int y = int(i / unsigned(width)), x = int(i - size_t(y) * width);
-  int32_t px[C];
-  Reader::at(frame, x, y, px);
-  bg::Modes<C> modes;
+  const bool pair = i + 1 < pixels;
+  bg::Modes<C> a, b;
   if (p.first) {
-    // The state of a model's first frame is whatever the memory held (poisoned in tests).
-    for (int k = 0; k < bg::kModes; ++k) {
-      modes.w[k] = modes.v[k] = 0;
-      for (int c = 0; c < C; ++c) modes.m[k][c] = 0;
-    }
+    // A model's first frame reads nothing of the state (poisoned in tests).
+    for_each_field(a, [](size_t, int32_t& v) { v = 0; });
+    for_each_field(b, [](size_t, int32_t& v) { v = 0; });
+  } else if (pair) {
+    uint32_t words[bg::StateLayout<C>::kPlanes];
+#pragma unroll
+    for (int q = 0; q < bg::StateLayout<C>::kPlanes; ++q)
+      words[q] = *reinterpret_cast<const uint32_t*>(state + size_t(q) * plane + i);
+    for_each_field(a, [&](size_t q, int32_t& v) { v = int32_t(words[q] & 0xffffu); });
+    for_each_field(b, [&](size_t q, int32_t& v) { v = int32_t(words[q] >> 16); });
   } else {
-    bg::load(modes, state, pixels, i);
+    bg::load(a, state, plane, i);
   }
-  const bool fg = bg::step(modes, px, p);
-  bg::store(modes, state, pixels, i);
-  mask[i] = in_region(region, i, fg ? 1 : 0);
+  // Two explicit calls, not a loop over a reference to a or b: a mode array picked at
+  // run time would live in local memory.
+  classify<Reader>(frame, width, i, a, p, region, mask, pitch);
+  if (pair) classify<Reader>(frame, width, i + 1, b, p, region, mask, pitch);
+  if (pair) {
+    // Both pixels' fields go out as one word per plane.
+    uint32_t words[bg::StateLayout<C>::kPlanes];
+    for_each_field(a, [&](size_t q, int32_t& v) { words[q] = uint32_t(v > 65535 ? 65535 : v); });
+    for_each_field(b, [&](size_t q, int32_t& v) {
+      words[q] |= uint32_t(v > 65535 ? 65535 : v) << 16;
+    });
+#pragma unroll
+    for (int q = 0; q < bg::StateLayout<C>::kPlanes; ++q)
+      *reinterpret_cast<uint32_t*>(state + size_t(q) * plane + i) = words[q];
+  } else {
+    bg::store(a, state, plane, i);
+  }
 }
 
 /// The global threshold written as a mask, for frames whose mask is cleaned.
 template <class Luma>
 __global__ void __launch_bounds__(kPixelBlock)
     threshold_kernel(Foreground fg, int width, size_t pixels, const uint8_t* region,
-                     uint8_t* mask) {
+                     uint8_t* mask, size_t pitch) {
   const size_t i = size_t(blockIdx.x) * kPixelBlock + threadIdx.x;
   if (i >= pixels) return;
   const int y = int(i / unsigned(width)), x = int(i - size_t(y) * width);
-  mask[i] = in_region(region, i, fg.test<Luma>(x, y, fg.load_level()) ? 1 : 0);
+  const size_t o = size_t(y) * pitch + x;
+  mask[o] = region && !region[o] ? 0 : fg.test<Luma>(x, y, fg.load_level()) ? 1 : 0;
 }
 
-/// One direction of a separable erosion (min) or dilation (max) over 2r+1 pixels,
-/// clipped to the frame, as ccl::erode_mask / dilate_mask do on the CPU.
-template <bool kMax, bool kRows>
+/// Erosion (min) or dilation (max) of 4 mask bytes per thread along the row, over
+/// 2r+1 pixels clipped to the frame, as ccl::erode_mask / dilate_mask do on the CPU.
+template <bool kMax>
 __global__ void __launch_bounds__(kPixelBlock)
-    morph_kernel(const uint8_t* src, int width, int height, int radius, const uint8_t* region,
-                 uint8_t* dst) {
-  const size_t pixels = size_t(width) * size_t(height);
-  const size_t i = size_t(blockIdx.x) * kPixelBlock + threadIdx.x;
-  if (i >= pixels) return;
-  const int y = int(i / unsigned(width)), x = int(i - size_t(y) * width);
-  const int at = kRows ? x : y, len = kRows ? width : height;
-  const int lo = max(0, at - radius), hi = min(len - 1, at + radius);
-  const uint8_t* line = kRows ? src + size_t(y) * width : src + x;
-  const size_t step = kRows ? 1 : size_t(width);
-  uint8_t v = kMax ? 0 : 1;
-  for (int j = lo; j <= hi; ++j) {
-    const uint8_t s = line[size_t(j) * step];
-    v = kMax ? (s > v ? s : v) : (s < v ? s : v);
+    morph_rows_kernel(const uint8_t* src, int width, int height, size_t pitch, int radius,
+                      uint8_t* dst) {
+  const int x0 = 4 * (blockIdx.x * kPixelBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= width || y >= height) return;
+  const uint8_t* row = src + size_t(y) * pitch;
+  uint32_t out = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int x = x0 + k;
+    if (x >= width) break;
+    const int lo = max(0, x - radius), hi = min(width - 1, x + radius);
+    uint32_t v = kMax ? 0u : 1u;
+    for (int j = lo; j <= hi; ++j) v = kMax ? max(v, uint32_t(row[j])) : min(v, uint32_t(row[j]));
+    out |= v << (8 * k);
   }
-  dst[i] = in_region(region, i, v);
+  *reinterpret_cast<uint32_t*>(dst + size_t(y) * pitch + x0) = out;
+}
+
+/// The same along the column, 4 columns per thread as one word per row (byte-wise
+/// min / max); the last pass also clears what lies outside the region.
+template <bool kMax>
+__global__ void __launch_bounds__(kPixelBlock)
+    morph_columns_kernel(const uint8_t* src, int width, int height, size_t pitch, int radius,
+                         const uint8_t* region, uint8_t* dst) {
+  const int x0 = 4 * (blockIdx.x * kPixelBlock + threadIdx.x), y = blockIdx.y;
+  if (x0 >= width || y >= height) return;
+  const int lo = max(0, y - radius), hi = min(height - 1, y + radius);
+  uint32_t v = kMax ? 0u : 0x01010101u;
+  for (int j = lo; j <= hi; ++j) {
+    const uint32_t s = *reinterpret_cast<const uint32_t*>(src + size_t(j) * pitch + x0);
+    v = kMax ? __vmaxu4(v, s) : __vminu4(v, s);
+  }
+  const size_t o = size_t(y) * pitch + x0;
+  if (region) v &= *reinterpret_cast<const uint32_t*>(region + o) * 0xffu;  // bytes 0 or 1
+  *reinterpret_cast<uint32_t*>(dst + o) = v;
 }
 
 unsigned pixel_blocks(size_t pixels) { return ceil_div(pixels, kPixelBlock); }
 
 }  // namespace
 
+size_t ForegroundPass::pitch(int width) { return round_up(size_t(width), kPitchAlign); }
+
 bool ForegroundPass::reserve(const ImageView& image, const Options& options) {
-  const size_t pixels = size_t(image.pixels());
+  const size_t bytes = pitch(image.width) * size_t(image.height);
   bool moved = false;
-  if (options.mask_stage() || has_region()) moved |= mask_.reserve(pixels, "cudaMalloc (foreground mask)");
+  if (options.mask_stage() || has_region()) moved |= mask_.reserve(bytes, "cudaMalloc (foreground mask)");
   if (options.open_radius > 0 || options.close_radius > 0)
-    moved |= scratch_.reserve(pixels, "cudaMalloc (cleanup scratch)");
+    moved |= scratch_.reserve(bytes, "cudaMalloc (cleanup scratch)");
   if (options.foreground == ForegroundModel::Background) {
     const size_t planes = background_state_bytes_per_pixel(image.format) / sizeof(uint16_t);
-    if (state_.reserve(pixels * planes, "cudaMalloc (background model)")) {
+    if (state_.reserve(round_up(size_t(image.pixels()), kPitchAlign) * planes,
+                       "cudaMalloc (background model)")) {
       moved = true;
       frames_ = 0;
     }
@@ -128,6 +192,7 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
                 std::to_string(region_height_) + " but the frame is " + std::to_string(w) +
                 "x" + std::to_string(h));
   const bool cleanup = options.open_radius > 0 || options.close_radius > 0;
+  const size_t mp = pitch(w);
   // Without cleanup the first kernel applies the region; with it, the last pass does.
   const uint8_t* first_region = cleanup ? nullptr : region();
   if (options.foreground == ForegroundModel::Background) {
@@ -140,15 +205,16 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
       planes.base[p] = static_cast<const uint8_t*>(image.planes[p]);
       planes.stride[p] = image.strides[p];
     }
+    const size_t plane = round_up(pixels, kPitchAlign);
     bg::with_channels(image.format, [&](auto reader) {
-      model_kernel<decltype(reader)><<<pixel_blocks(pixels), kPixelBlock, 0, stream>>>(
-          planes, w, pixels, state_.get(), params, first_region, mask_.get());
+      model_kernel<decltype(reader)><<<pixel_blocks((pixels + 1) / 2), kPixelBlock, 0, stream>>>(
+          planes, w, pixels, state_.get(), plane, params, first_region, mask_.get(), mp);
     });
     check_launch("model_kernel");
   } else {
     with_luma(image.format, [&](auto luma) {
       threshold_kernel<decltype(luma)><<<pixel_blocks(pixels), kPixelBlock, 0, stream>>>(
-          threshold, w, pixels, first_region, mask_.get());
+          threshold, w, pixels, first_region, mask_.get(), mp);
     });
     check_launch("threshold_kernel");
   }
@@ -165,27 +231,27 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
   int last = -1;
   for (int k = 0; k < 4; ++k)
     if (passes[k].radius > 0) last = k;
+  const dim3 grid(ceil_div(ceil_div(size_t(w), 4), kPixelBlock), unsigned(h));
   for (int k = 0; k <= last; ++k) {
     const Pass& pass = passes[k];
     if (pass.radius == 0) continue;
     const uint8_t* final_region = k == last ? region() : nullptr;
-    const unsigned blocks = pixel_blocks(pixels);
     if (pass.max) {
-      morph_kernel<true, true><<<blocks, kPixelBlock, 0, stream>>>(mask_.get(), w, h, pass.radius,
-                                                                  nullptr, scratch_.get());
-      morph_kernel<true, false><<<blocks, kPixelBlock, 0, stream>>>(
-          scratch_.get(), w, h, pass.radius, final_region, mask_.get());
+      morph_rows_kernel<true><<<grid, kPixelBlock, 0, stream>>>(mask_.get(), w, h, mp,
+                                                                pass.radius, scratch_.get());
+      morph_columns_kernel<true><<<grid, kPixelBlock, 0, stream>>>(
+          scratch_.get(), w, h, mp, pass.radius, final_region, mask_.get());
     } else {
-      morph_kernel<false, true><<<blocks, kPixelBlock, 0, stream>>>(
-          mask_.get(), w, h, pass.radius, nullptr, scratch_.get());
-      morph_kernel<false, false><<<blocks, kPixelBlock, 0, stream>>>(
-          scratch_.get(), w, h, pass.radius, final_region, mask_.get());
+      morph_rows_kernel<false><<<grid, kPixelBlock, 0, stream>>>(mask_.get(), w, h, mp,
+                                                                 pass.radius, scratch_.get());
+      morph_columns_kernel<false><<<grid, kPixelBlock, 0, stream>>>(
+          scratch_.get(), w, h, mp, pass.radius, final_region, mask_.get());
     }
-    check_launch("morph_kernel");
+    check_launch("morph kernels");
   }
   Foreground fg{};
   fg.base = mask_.get();
-  fg.stride = size_t(w);
+  fg.stride = mp;
   fg.format = PixelFormat::Gray8;
   fg.mode = ThresholdMode::Above;
   fg.level = nullptr;
@@ -202,10 +268,12 @@ void ForegroundPass::set_region(const uint8_t* region, int width, int height, si
     throw Error("region mask of " + std::to_string(width) + "x" + std::to_string(height) +
                 " pixels cannot be used");
   if (!stride) stride = size_t(width);
-  std::vector<uint8_t> packed(size_t(width) * height);
+  // Pitched as the mask is, so that the cleanup's last pass reads it a word at a time.
+  const size_t rp = pitch(width);
+  std::vector<uint8_t> packed(rp * size_t(height), 0);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x)
-      packed[size_t(y) * width + x] = region[size_t(y) * stride + x] ? 1 : 0;
+      packed[size_t(y) * rp + x] = region[size_t(y) * stride + x] ? 1 : 0;
   region_.reserve(packed.size(), "cudaMalloc (region mask)");
   check_copy(cudaMemcpy(region_.get(), packed.data(), packed.size(), cudaMemcpyHostToDevice),
              "cudaMemcpy (region mask)");
@@ -213,9 +281,10 @@ void ForegroundPass::set_region(const uint8_t* region, int width, int height, si
   region_height_ = height;
 }
 
-void ForegroundPass::poison(int byte, size_t pixels, cudaStream_t stream) {
-  mask_.fill_bytes(byte, pixels, stream);
-  scratch_.fill_bytes(byte, pixels, stream);
+void ForegroundPass::poison(int byte, int width, int height, cudaStream_t stream) {
+  const size_t bytes = pitch(width) * size_t(height);
+  mask_.fill_bytes(byte, bytes, stream);
+  scratch_.fill_bytes(byte, bytes, stream);
   if (frames_ <= 1) state_.fill_bytes(byte, state_.capacity(), stream);
 }
 

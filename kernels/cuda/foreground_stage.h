@@ -41,10 +41,12 @@ class ForegroundPass {
   bool has_region() const { return region_width_ > 0; }
   const uint8_t* region() const { return has_region() ? region_.get() : nullptr; }
 
+  /// The mask: 0 or 1 per pixel, rows of pitch(width) bytes (the padding is not written).
   uint8_t* mask() const { return mask_.get(); }
+  static size_t pitch(int width);
   /// Poisons the mask and scratch; on a model's first frame its state too (which that
   /// frame must not read).
-  void poison(int byte, size_t pixels, cudaStream_t stream);
+  void poison(int byte, int width, int height, cudaStream_t stream);
 
  private:
   DeviceBuffer<uint16_t> state_;

@@ -90,11 +90,6 @@ CCL_UNROLL
   }
 }
 
-/// round(num / den) for den > 0, halves away from zero (the same on both sides).
-CCL_HD int64_t div_round(int64_t num, int64_t den) {
-  return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
-}
-
 template <int C>
 CCL_HD void swap_modes(Modes<C>& s, int a, int b) {
   int32_t t = s.w[a]; s.w[a] = s.w[b]; s.w[b] = t;
@@ -105,13 +100,42 @@ CCL_UNROLL
   }
 }
 
+// Every loop below runs over all kModes with the mode count as a condition, never as
+// a bound, so that on the device the modes are indexed by constants and stay in
+// registers (a runtime index would put them in local memory).
+
+/// Stable sort by weight, heaviest first: bubble passes from the end, which also move a
+/// single new mode up to its place in one pass.
+template <int C>
+CCL_HD void sort_modes(Modes<C>& s, int passes) {
+CCL_UNROLL
+  for (int pass = 0; pass < kModes - 1; ++pass) {
+    if (pass >= passes) break;
+CCL_UNROLL
+    for (int j = kModes - 1; j > 0; --j)
+      if (s.w[j] > s.w[j - 1]) swap_modes(s, j, j - 1);
+  }
+}
+
+/// Modes with a weight, counted from the first (they come first).
+template <int C>
+CCL_HD int mode_count(const Modes<C>& s) {
+  int n = 0;
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k)
+    if (s.w[k] > 0 && n == k) n = k + 1;
+  return n;
+}
+
 /// True when pixel x (Q8 channels) is a shadow of one of the background modes: along
 /// its mean's direction (offset removed), between shadow_floor and 1 times as bright,
 /// and within match_bg variances of that scaled mean.
 template <int C>
 CCL_HD bool is_shadow(const Modes<C>& s, int n, const int32_t x[C], const StepParams& p) {
   int32_t share = 0;
-  for (int k = 0; k < n; ++k) {
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k) {
+    if (k >= n) break;
     int64_t num = 0, den = 0;
 CCL_UNROLL
     for (int c = 0; c < C; ++c) {
@@ -141,12 +165,13 @@ CCL_UNROLL
 /// pixel is foreground. x: the pixel's channels, Q8 (value << 8).
 template <int C>
 CCL_HD bool step(Modes<C>& s, const int32_t x[C], const StepParams& p) {
-  int n = 0;
-  while (n < kModes && s.w[n] > 0) ++n;
+  int n = mode_count(s);
   const bool learn = p.alpha > 0;
   bool fits = false, background = false;
   int32_t total = 0;
-  for (int k = 0; k < n; ++k) {
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k) {
+    if (k >= n) break;
     int32_t w = s.w[k];
     if (learn) w -= int32_t((int64_t(w) * p.alpha + kOne / 2) >> 16) + p.prune;
     if (!fits) {
@@ -162,11 +187,14 @@ CCL_UNROLL
         fits = true;
         if (learn) {
           w += p.alpha;
-          // k = alpha / w moves the mean and the variance toward the pixel.
+          // rate = alpha / w (Q16, at most 1) moves the mean and the variance toward the
+          // pixel; alpha < 2^16 keeps its division in 32 bits.
+          uint32_t r = (uint32_t(p.alpha) << 16) / uint32_t(w);
+          const int64_t rate = r > uint32_t(kOne) ? kOne : r;  // a decayed w may dip below alpha
 CCL_UNROLL
           for (int c = 0; c < C; ++c)
-            s.m[k][c] += int32_t(div_round(int64_t(x[c] - s.m[k][c]) * p.alpha, w));
-          int64_t nv = var + div_round(((dist >> 8) - var) * p.alpha, w);
+            s.m[k][c] += int32_t((int64_t(x[c] - s.m[k][c]) * rate + 0x8000) >> 16);
+          int64_t nv = var + ((((dist >> 8) - var) * rate + 0x8000) >> 16);
           nv = nv < p.var_min ? p.var_min : nv > p.var_max ? p.var_max : nv;
           s.v[k] = int32_t(nv);
         }
@@ -177,33 +205,40 @@ CCL_UNROLL
     total += s.w[k];
   }
   if (learn) {
-    // Survivors first, heaviest first (a stable insertion sort of at most kModes).
-    for (int i = 1; i < n; ++i)
-      for (int j = i; j > 0 && s.w[j] > s.w[j - 1]; --j) swap_modes(s, j, j - 1);
-    while (n > 0 && s.w[n - 1] == 0) --n;
-    if (total > 0)
-      for (int k = 0; k < n; ++k) s.w[k] = int32_t((int64_t(s.w[k]) * kOne + total / 2) / total);
+    // Survivors first, heaviest first.
+    sort_modes(s, n - 1);
+    n = mode_count(s);
+    if (total > 0) {
+      // One 32-bit division per pixel: 2^32 / total, then a product per mode.
+      const uint32_t scale = 0xffffffffu / uint32_t(total);
+CCL_UNROLL
+      for (int k = 0; k < kModes; ++k)
+        if (k < n) s.w[k] = int32_t((uint64_t(uint32_t(s.w[k])) * scale + 0x8000u) >> 16);
+    }
     if (!fits) {
       // A new mode at the pixel, in place of the lightest when all are taken.
-      const int k = n < kModes ? n++ : kModes - 1;
-      if (n == 1) {
-        s.w[k] = kOne;
-      } else {
-        for (int j = 0; j < n - 1; ++j)
-          s.w[j] -= int32_t((int64_t(s.w[j]) * p.alpha + kOne / 2) >> 16);
-        s.w[k] = p.alpha;
+      const int slot = n < kModes ? n : kModes - 1;
+      if (n < kModes) ++n;
+CCL_UNROLL
+      for (int k = 0; k < kModes; ++k) {
+        if (k < slot && n > 1) s.w[k] -= int32_t((int64_t(s.w[k]) * p.alpha + kOne / 2) >> 16);
+        if (k == slot) {
+          s.w[k] = n == 1 ? kOne : p.alpha;
+CCL_UNROLL
+          for (int c = 0; c < C; ++c) s.m[k][c] = x[c];
+          s.v[k] = p.var_init;
+        }
       }
-CCL_UNROLL
-      for (int c = 0; c < C; ++c) s.m[k][c] = x[c];
-      s.v[k] = p.var_init;
-      for (int j = k; j > 0 && s.w[j] > s.w[j - 1]; --j) swap_modes(s, j, j - 1);
+      sort_modes(s, 1);
     }
-    for (int k = n; k < kModes; ++k) {
-      s.w[k] = 0;
-      s.v[k] = 0;
 CCL_UNROLL
-      for (int c = 0; c < C; ++c) s.m[k][c] = 0;
-    }
+    for (int k = 0; k < kModes; ++k)
+      if (k >= n) {
+        s.w[k] = 0;
+        s.v[k] = 0;
+CCL_UNROLL
+        for (int c = 0; c < C; ++c) s.m[k][c] = 0;
+      }
   }
   if (p.first || background) return false;
   if (p.shadows && is_shadow(s, n, x, p)) return false;
@@ -292,6 +327,7 @@ inline StepParams step_params(int history, double learning_rate, double variance
   StepParams p{};
   p.alpha = int32_t(alpha * kOne + 0.5);
   if (alpha > 0 && p.alpha == 0) p.alpha = 1;  // the smallest rate that still learns
+  if (p.alpha >= kOne) p.alpha = kOne - 1;     // below 1, so that alpha << 16 fits 32 bits
   p.prune = int32_t(alpha * 0.05 * kOne + 0.5);
   p.match_bg = int64_t(variance_threshold * 256.0 + 0.5);
   p.match_mode = 9 * 256;

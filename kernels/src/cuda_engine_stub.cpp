@@ -34,6 +34,7 @@ void Engine::reset_foreground() {}
 void Engine::set_region(const uint8_t*, int, int, size_t) { throw Error(kNoCuda); }
 bool Engine::has_region() const { return false; }
 const uint8_t* Engine::device_mask() const { return nullptr; }
+size_t Engine::device_mask_pitch() const { return 0; }
 void Engine::copy_mask(std::vector<uint8_t>&) { throw Error(kNoCuda); }
 void Engine::set_profiling(Profiling) {}
 StageTimes Engine::stage_times() const { return {}; }

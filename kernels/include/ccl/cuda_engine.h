@@ -137,10 +137,11 @@ class Engine {
   bool has_region() const;
 
   /// The last frame's foreground mask, when it was written as a pass of its own
-  /// (Options::mask_stage() or a region): width*height bytes, 0 or 1, row pitch width,
-  /// device memory, valid like device_labels(); null when the labelers tested the
-  /// threshold as they read the frame.
+  /// (Options::mask_stage() or a region): height rows of device_mask_pitch() bytes, the
+  /// first width of each 0 or 1 (the rest unspecified), device memory, valid like
+  /// device_labels(); null when the labelers tested the threshold as they read the frame.
   const uint8_t* device_mask() const;
+  size_t device_mask_pitch() const;
 
   /// Downloads the last frame's foreground into `mask` (width*height bytes, 0 or 1),
   /// from device_mask() or, for a fused threshold, from the labelers' bit mask; waits.
