@@ -7,8 +7,9 @@
  * SECTION:element-cudaccl
  * @title: cudaccl
  *
- * Thresholds each frame's luma (the Y plane of YUV, BT.601 luma of RGB, the
- * value of GRAY), labels the connected components of the foreground on an
+ * Finds each frame's foreground, by default by thresholding its luma (the Y
+ * plane of YUV, BT.601 luma of RGB, the value of GRAY), or with an adaptive
+ * model of the scene's background (below), labels its connected components on an
  * NVIDIA GPU (or on the CPU through OpenCV) and attaches what it found to the
  * buffer as a #GstCclMeta: bounding box, area, first and second raw moments
  * and centroid of each component. Optionally it also attaches one
@@ -28,6 +29,54 @@
  * every run, backend and algorithm. Tracks end on a flush, on stream-start (where
  * ids start again at 1) and when the frame size changes. The overlay colors
  * follow the track ids, and `overlay=trails` draws each track's recent path.
+ *
+ * ## Foreground models and cleanup
+ *
+ * #GstCudaCcl:foreground decides which pixels are labeled. `threshold` (the
+ * default) compares each pixel's luma with one level per frame, fixed or Otsu's.
+ * `background` keeps an adaptive model of the scene instead: each pixel holds a
+ * few modes (a mean color and a spread each) weighted by how often the pixel was
+ * seen there, and a pixel that matches none of the modes making up the background
+ * is foreground, whatever its brightness. That finds moving objects in front of a
+ * textured or unevenly lit scene, where one global level would label the scene
+ * itself. Gray formats are modeled on their luma, YUV and RGB formats on their
+ * three color channels; with #GstCudaCcl:detect-shadows a pixel that is only a
+ * darker version of the background's color is a shadow and not foreground. The
+ * first frame after a start, a flush, stream-start or a new frame size is taken
+ * as the background and gives no components. The model then learns each frame
+ * with a weight of 1/(2n) at its n-th frame, so that it settles within a few
+ * frames, down to 1/#GstCudaCcl:history from frame history/2 on
+ * (#GstCudaCcl:learning-rate fixes the weight instead; 0 freezes the model after
+ * its first frame). In its very first frames the model learns so fast that an
+ * object entering then may already count as background: give it a few frames
+ * of the empty scene.
+ *
+ * An object that stops joins the background after a while: the modes of the
+ * background must hold 90 % of a pixel's weight, so the object's mode becomes
+ * part of it once it holds more than 10 %. With the default history of 500 that
+ * takes about 50 frames (ln 0.9 / ln (1 - 1/500)), sooner in the model's first
+ * 250 frames; a longer history keeps still objects longer, a shorter one forgets
+ * them sooner.
+ *
+ * Before labeling, for every model, the foreground mask can be cleaned:
+ * #GstCudaCcl:open-radius removes specks and thin lines narrower than a
+ * (2r+1) x (2r+1) square, #GstCudaCcl:close-radius then fills gaps and holes
+ * that narrow, so that one object is one component. #GstCudaCcl:mask-location
+ * names a PGM or PNG image of the frame's size whose black pixels are never
+ * foreground (a road's edges, a timestamp burnt into the picture).
+ * #GstCudaCcl:max-area leaves components larger than a limit out (a global
+ * lighting change), as #GstCudaCcl:min-area leaves out small ones, and
+ * `overlay=foreground` tints every foreground pixel, reported or not, so that the
+ * settings can be tuned by eye:
+ * |[
+ * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvert ! cudaccl foreground=background close-radius=2 min-area=50 overlay=boxes+trails+foreground ! videoconvert ! autovideosink
+ * ]| Follows the moving objects of a street scene, showing what the model
+ * takes for foreground.
+ * |[
+ * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvert ! cudaccl foreground=background history=2000 detect-shadows=false open-radius=1 max-area=20000 mask-location=road.png overlay=fill ! videoconvert ! autovideosink
+ * ]| A slower model that keeps still objects for about 200 frames, counting
+ * shadows as foreground, without specks, ignoring what the mask hides and
+ * anything larger than 20000 pixels.
  *
  * ## Example launch lines
  * |[
@@ -74,6 +123,7 @@
 
 /* CCL_CAPS_FEATURE_CUDA_MEMORY; the context itself is the base class's. */
 #include "cudacontext.h"
+#include "cclregion.h"
 #include "gstcudacclreport.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
@@ -85,6 +135,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_THRESHOLD 128
 #define DEFAULT_THRESHOLD_MODE GST_CUDA_CCL_THRESHOLD_ABOVE
 #define DEFAULT_MIN_AREA 1
+#define DEFAULT_MAX_AREA 0
+#define DEFAULT_FOREGROUND GST_CUDA_CCL_FOREGROUND_THRESHOLD
+#define DEFAULT_HISTORY 500
+#define MAX_HISTORY 100000
+#define DEFAULT_LEARNING_RATE -1.0
+#define DEFAULT_VARIANCE_THRESHOLD 16.0
+#define DEFAULT_DETECT_SHADOWS TRUE
+#define DEFAULT_OPEN_RADIUS 0
+#define DEFAULT_CLOSE_RADIUS 0
+/* ccl::kMaxCleanupRadius */
+#define MAX_CLEANUP_RADIUS 32
+#define DEFAULT_MASK_LOCATION NULL
 /* Enough for what people track and count, and it keeps a noise frame's host work
  * (metadata, tracking: a few hundred ns per component) within a millisecond; the
  * selection runs on the GPU, so only what is reported costs on the host. */
@@ -115,6 +177,15 @@ enum
   PROP_POST_MESSAGES,
   PROP_TRACKING,
   PROP_TRACK_MAX_LOST,
+  PROP_FOREGROUND,
+  PROP_HISTORY,
+  PROP_LEARNING_RATE,
+  PROP_VARIANCE_THRESHOLD,
+  PROP_DETECT_SHADOWS,
+  PROP_OPEN_RADIUS,
+  PROP_CLOSE_RADIUS,
+  PROP_MAX_AREA,
+  PROP_MASK_LOCATION,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -200,6 +271,27 @@ gst_cuda_ccl_threshold_mode_get_type (void)
   return type;
 }
 
+#define GST_TYPE_CUDA_CCL_FOREGROUND (gst_cuda_ccl_foreground_get_type ())
+static GType
+gst_cuda_ccl_foreground_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CCL_FOREGROUND_THRESHOLD,
+        "One luma level per frame (threshold, threshold-mode)", "threshold"},
+    {GST_CUDA_CCL_FOREGROUND_BACKGROUND,
+          "Per-pixel adaptive background model: what differs from the learned "
+          "scene is foreground, shadows are not", "background"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCclForeground", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 #define GST_TYPE_CUDA_CCL_OVERLAY (gst_cuda_ccl_overlay_get_type ())
 static GType
 gst_cuda_ccl_overlay_get_type (void)
@@ -216,6 +308,9 @@ gst_cuda_ccl_overlay_get_type (void)
     {GST_CUDA_CCL_OVERLAY_TRAILS,
         "Draw each tracked component's recent centroid path (needs tracking)",
         "trails"},
+    {GST_CUDA_CCL_OVERLAY_FOREGROUND,
+          "Tint every foreground pixel, reported or not, in one color (magenta) "
+          "at overlay-alpha", "foreground"},
     {0, NULL, NULL},
   };
 
@@ -235,6 +330,7 @@ static void gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cuda_ccl_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
+static void gst_cuda_ccl_finalize (GObject * object);
 static gboolean gst_cuda_ccl_start (GstBaseTransform * trans);
 static gboolean gst_cuda_ccl_stop (GstBaseTransform * trans);
 static GstFlowReturn gst_cuda_ccl_transform_ip (GstBaseTransform * trans,
@@ -263,6 +359,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
 
   gobject_class->set_property = gst_cuda_ccl_set_property;
   gobject_class->get_property = gst_cuda_ccl_get_property;
+  gobject_class->finalize = gst_cuda_ccl_finalize;
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -301,23 +398,31 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "Components with fewer pixels are counted but left out of the "
           "metadata, messages and overlay", 1, G_MAXUINT, DEFAULT_MIN_AREA,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_AREA,
+      g_param_spec_uint ("max-area", "Maximum area",
+          "Components with more pixels are counted but left out of the "
+          "metadata, messages and overlay, like those below min-area (0: no "
+          "limit)", 0, G_MAXUINT, DEFAULT_MAX_AREA,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MAX_COMPONENTS,
       g_param_spec_uint ("max-components", "Maximum components",
-          "Most components reported per frame; when more pass min-area the "
-          "largest are reported, largest first (equal areas by label). Chosen "
-          "on the GPU: only reported components reach the host", 0,
+          "Most components reported per frame; when more pass min-area and "
+          "max-area the largest are reported, largest first (equal areas by "
+          "label). Chosen on the GPU: only reported components reach the host", 0,
           G_MAXUINT, DEFAULT_MAX_COMPONENTS,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OVERLAY,
       g_param_spec_flags ("overlay", "Overlay",
           "What to draw into the frame for each reported component, in a "
           "color fixed per track (per label without tracking): fill, boxes, "
-          "centroids, trails or a combination (e.g. fill+boxes+trails)", GST_TYPE_CUDA_CCL_OVERLAY, DEFAULT_OVERLAY,
+          "centroids, trails or a combination (e.g. fill+boxes+trails); "
+          "foreground tints every foreground pixel, reported or not, in one "
+          "color", GST_TYPE_CUDA_CCL_OVERLAY, DEFAULT_OVERLAY,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_OVERLAY_ALPHA,
       g_param_spec_double ("overlay-alpha", "Overlay alpha",
-          "Opacity of the fill overlay (0: invisible, 1: opaque); boxes and "
-          "centroids are always opaque", 0.0, 1.0, DEFAULT_OVERLAY_ALPHA,
+          "Opacity of the fill and foreground overlays (0: invisible, 1: "
+          "opaque); boxes, centroids and trails are always opaque", 0.0, 1.0, DEFAULT_OVERLAY_ALPHA,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ROI_META,
       g_param_spec_boolean ("roi-meta", "ROI meta",
@@ -351,14 +456,72 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "component) and still take its id back; after that it ends", 0,
           MAX_TRACK_MAX_LOST, DEFAULT_TRACK_MAX_LOST,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FOREGROUND,
+      g_param_spec_enum ("foreground", "Foreground",
+          "What makes a pixel foreground: threshold (one luma level per frame, "
+          "threshold and threshold-mode) or background (a per-pixel model of "
+          "the scene learned over history frames: what differs from it is "
+          "foreground; the model starts over on a flush, stream-start or new "
+          "frame size, whose first frame gives no components)",
+          GST_TYPE_CUDA_CCL_FOREGROUND, DEFAULT_FOREGROUND,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_HISTORY,
+      g_param_spec_uint ("history", "History",
+          "foreground=background: frames the model remembers (1-100000). With "
+          "learning-rate < 0 each frame's weight is 1/(2n) at the n-th frame "
+          "since the model started over, and 1/history from frame history/2 "
+          "on; a still object then joins the background after about "
+          "history/10 frames", 1, MAX_HISTORY, DEFAULT_HISTORY,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_LEARNING_RATE,
+      g_param_spec_double ("learning-rate", "Learning rate",
+          "foreground=background: weight of each new frame in the model, up to "
+          "1; negative (the default): from history; 0: the model is frozen "
+          "after its first frame", -1.0, 1.0, DEFAULT_LEARNING_RATE,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_VARIANCE_THRESHOLD,
+      g_param_spec_double ("variance-threshold", "Variance threshold",
+          "foreground=background: squared distance, in variances of a "
+          "background mode, within which a pixel is background (1-255): "
+          "lower finds fainter differences and more noise",
+          1.0, 255.0, DEFAULT_VARIANCE_THRESHOLD,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_DETECT_SHADOWS,
+      g_param_spec_boolean ("detect-shadows", "Detect shadows",
+          "foreground=background: a pixel darker than the background but of "
+          "its color is a shadow, and not foreground", DEFAULT_DETECT_SHADOWS,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_OPEN_RADIUS,
+      g_param_spec_uint ("open-radius", "Open radius",
+          "Morphological opening of the foreground mask before labeling, for "
+          "every foreground model: removes specks and lines narrower than a "
+          "(2r+1) x (2r+1) square (0-32; 0: off). Applied before close-radius",
+          0, MAX_CLEANUP_RADIUS, DEFAULT_OPEN_RADIUS,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CLOSE_RADIUS,
+      g_param_spec_uint ("close-radius", "Close radius",
+          "Morphological closing of the foreground mask before labeling, for "
+          "every foreground model: fills gaps and holes narrower than a "
+          "(2r+1) x (2r+1) square, joining the parts of one object (0-32; 0: "
+          "off)", 0, MAX_CLEANUP_RADIUS, DEFAULT_CLOSE_RADIUS,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
+      g_param_spec_string ("mask-location", "Mask location",
+          "PGM or PNG image of the frame's size: where it is 0 (black, in "
+          "every color channel; alpha is ignored) no pixel is foreground, "
+          "whatever the model. Read when the element starts; a missing or "
+          "unreadable file, or one of another size than the frames, is an "
+          "error. NULL: every pixel may be foreground",
+          DEFAULT_MASK_LOCATION, PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Connected component labeling", "Filter/Analyzer/Video",
-      "Labels the connected components of thresholded video frames on a CUDA "
-      "GPU (or the CPU) and attaches bounding boxes, areas, moments and "
-      "centroids as metadata, optionally drawing them",
+      "Labels the connected components of each video frame's foreground (a "
+      "threshold or a background model) on a CUDA GPU (or the CPU) and "
+      "attaches bounding boxes, areas, moments and centroids as metadata, "
+      "optionally drawing them",
       "cudaccl developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
@@ -376,6 +539,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_CONNECTIVITY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_THRESHOLD_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_OVERLAY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_CCL_FOREGROUND, 0);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ccl_debug, "cudaccl", 0,
       "connected component labeling");
@@ -390,6 +554,15 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.connectivity = DEFAULT_CONNECTIVITY;
   self->settings.algorithm = DEFAULT_ALGORITHM;
   self->settings.min_area = DEFAULT_MIN_AREA;
+  self->settings.max_area = DEFAULT_MAX_AREA;
+  self->settings.foreground = (CclForegroundModel) DEFAULT_FOREGROUND;
+  self->settings.history = DEFAULT_HISTORY;
+  self->settings.learning_rate = DEFAULT_LEARNING_RATE;
+  self->settings.variance_threshold = DEFAULT_VARIANCE_THRESHOLD;
+  self->settings.detect_shadows = DEFAULT_DETECT_SHADOWS;
+  self->settings.open_radius = DEFAULT_OPEN_RADIUS;
+  self->settings.close_radius = DEFAULT_CLOSE_RADIUS;
+  self->mask_location = g_strdup (DEFAULT_MASK_LOCATION);
   self->settings.max_components = DEFAULT_MAX_COMPONENTS;
   self->settings.overlay = DEFAULT_OVERLAY;
   self->settings.overlay_alpha = DEFAULT_OVERLAY_ALPHA;
@@ -412,6 +585,7 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaCcl *self = GST_CUDA_CCL (object);
+  gboolean late_mask = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -457,11 +631,44 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_TRACK_MAX_LOST:
       self->settings.track_max_lost = g_value_get_uint (value);
       break;
+    case PROP_FOREGROUND:
+      self->settings.foreground = g_value_get_enum (value);
+      break;
+    case PROP_HISTORY:
+      self->settings.history = g_value_get_uint (value);
+      break;
+    case PROP_LEARNING_RATE:
+      self->settings.learning_rate = g_value_get_double (value);
+      break;
+    case PROP_VARIANCE_THRESHOLD:
+      self->settings.variance_threshold = g_value_get_double (value);
+      break;
+    case PROP_DETECT_SHADOWS:
+      self->settings.detect_shadows = g_value_get_boolean (value);
+      break;
+    case PROP_OPEN_RADIUS:
+      self->settings.open_radius = g_value_get_uint (value);
+      break;
+    case PROP_CLOSE_RADIUS:
+      self->settings.close_radius = g_value_get_uint (value);
+      break;
+    case PROP_MAX_AREA:
+      self->settings.max_area = g_value_get_uint (value);
+      break;
+    case PROP_MASK_LOCATION:
+      late_mask = self->started;
+      g_free (self->mask_location);
+      self->mask_location = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* Logged unlocked: describing the object takes its lock. */
+  if (late_mask)
+    GST_WARNING_OBJECT (self, "mask-location changed while running: it is "
+        "read at the next start");
 }
 
 static void
@@ -514,11 +721,47 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_TRACK_MAX_LOST:
       g_value_set_uint (value, self->settings.track_max_lost);
       break;
+    case PROP_FOREGROUND:
+      g_value_set_enum (value, self->settings.foreground);
+      break;
+    case PROP_HISTORY:
+      g_value_set_uint (value, self->settings.history);
+      break;
+    case PROP_LEARNING_RATE:
+      g_value_set_double (value, self->settings.learning_rate);
+      break;
+    case PROP_VARIANCE_THRESHOLD:
+      g_value_set_double (value, self->settings.variance_threshold);
+      break;
+    case PROP_DETECT_SHADOWS:
+      g_value_set_boolean (value, self->settings.detect_shadows);
+      break;
+    case PROP_OPEN_RADIUS:
+      g_value_set_uint (value, self->settings.open_radius);
+      break;
+    case PROP_CLOSE_RADIUS:
+      g_value_set_uint (value, self->settings.close_radius);
+      break;
+    case PROP_MAX_AREA:
+      g_value_set_uint (value, self->settings.max_area);
+      break;
+    case PROP_MASK_LOCATION:
+      g_value_set_string (value, self->mask_location);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_ccl_finalize (GObject * object)
+{
+  GstCudaCcl *self = GST_CUDA_CCL (object);
+
+  g_free (self->mask_location);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 /* The GStreamer error class of a backend failure (CCL_BACKEND_ERROR's code). */
@@ -625,6 +868,40 @@ gst_cuda_ccl_open_cuda (GstCudaCcl * self, gint device_id, GError ** error)
   return backend;
 }
 
+/* Decodes mask-location, if set, into self->region; posts the error (naming the
+ * file) and returns FALSE when it cannot be had. Its size is checked against the
+ * frames' at caps. */
+static gboolean
+gst_cuda_ccl_load_region (GstCudaCcl * self)
+{
+  gchar *location;
+  GError *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->mask_location);
+  GST_OBJECT_UNLOCK (self);
+
+  g_clear_pointer (&self->region, ccl_region_free);
+  if (!location || !*location) {
+    g_free (location);
+    return TRUE;
+  }
+  self->region = ccl_region_load (location, &error);
+  if (!self->region) {
+    gst_element_message_full (GST_ELEMENT (self), GST_MESSAGE_ERROR,
+        error->domain, error->code, g_strdup (error->message),
+        g_strdup_printf ("mask-location=%s", location), __FILE__,
+        GST_FUNCTION, __LINE__);
+    g_clear_error (&error);
+    g_free (location);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "mask %s: %dx%d", location, self->region->width,
+      self->region->height);
+  g_free (location);
+  return TRUE;
+}
+
 static gboolean
 gst_cuda_ccl_start (GstBaseTransform * trans)
 {
@@ -634,6 +911,10 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   GError *error = NULL;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
+    return FALSE;
+  /* Before any device is opened: a wrong path is the commonest mistake, and it
+   * should not wait for (or be hidden behind) the backend's start. */
+  if (!gst_cuda_ccl_load_region (self))
     return FALSE;
   GST_OBJECT_LOCK (self);
   choice = self->backend_choice;
@@ -646,6 +927,7 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   if (!self->backend && choice == GST_CUDA_CCL_BACKEND_CUDA) {
     POST_BACKEND_ERROR (self, error,
         ("backend=cuda, but CUDA device %d is not usable", device_id));
+    g_clear_pointer (&self->region, ccl_region_free);
     return FALSE;
   }
   if (!self->backend && choice == GST_CUDA_CCL_BACKEND_AUTO &&
@@ -661,6 +943,7 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
     self->backend = ccl_backend_new (CCL_BACKEND_CPU, device_id, &error);
     if (!self->backend) {
       POST_BACKEND_ERROR (self, error, ("Could not start the cpu backend"));
+      g_clear_pointer (&self->region, ccl_region_free);
       return FALSE;
     }
   }
@@ -689,6 +972,7 @@ gst_cuda_ccl_stop (GstBaseTransform * trans)
     if (entered)
       gst_cuda_ccl_leave (self);
   }
+  g_clear_pointer (&self->region, ccl_region_free);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   self->on_cuda = FALSE;
@@ -815,10 +1099,12 @@ gst_cuda_ccl_request_track_reset (GstCudaCcl * self, CclTrackReset how)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* A flush (seek) or a new stream ends the tracks: what comes next does not
- * continue what was seen. (A new frame size ends them too: the tracker itself
- * starts afresh when the size it is given changes.) The request is applied by the streaming thread at the
- * next frame, since flush-stop may arrive while a frame is still being labeled. */
+/* A flush (seek) or a new stream ends the tracks and resets the foreground
+ * model: what comes next does not continue what was seen. (A new frame size does
+ * both too: the tracker itself starts afresh when the size it is given changes,
+ * and ccl_backend_configure resets the model.) The request is applied by the
+ * streaming thread at the next frame, since flush-stop may arrive while a frame
+ * is still being labeled. */
 static gboolean
 gst_cuda_ccl_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -826,11 +1112,12 @@ gst_cuda_ccl_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-      GST_DEBUG_OBJECT (self, "flush: tracks end");
+      GST_DEBUG_OBJECT (self, "flush: tracks end, the foreground model resets");
       gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_END);
       break;
     case GST_EVENT_STREAM_START:
-      GST_DEBUG_OBJECT (self, "stream-start: tracks end, ids start at 1");
+      GST_DEBUG_OBJECT (self, "stream-start: tracks end, ids start at 1, the "
+          "foreground model resets");
       gst_cuda_ccl_request_track_reset (self, CCL_TRACKS_NEW_STREAM);
       break;
     default:
@@ -880,8 +1167,8 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   GstCudaCcl *self = GST_CUDA_CCL (filter);
   gint width = GST_VIDEO_INFO_WIDTH (in_info);
   gint height = GST_VIDEO_INFO_HEIGHT (in_info);
-  GError *error = NULL;
-  gboolean configured;
+  GError *error = NULL, *region_error = NULL;
+  gboolean configured, region_set = TRUE;
 
   if (!ccl_backend_supports_format (GST_VIDEO_INFO_FORMAT (in_info))) {
     GST_WARNING_OBJECT (self, "refusing caps %" GST_PTR_FORMAT
@@ -893,18 +1180,41 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GST_WARNING_OBJECT (self, "caps set before start");
     return FALSE;
   }
+  if (self->region && (self->region->width != width ||
+          self->region->height != height)) {
+    gchar *location;
+
+    GST_OBJECT_LOCK (self);
+    location = g_strdup (self->mask_location);
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Mask file \"%s\" is %dx%d, but the frames are %dx%d", location,
+            self->region->width, self->region->height, width, height),
+        ("mask-location must be an image of the frame size"));
+    g_free (location);
+    return FALSE;
+  }
   if (!gst_cuda_ccl_enter (self)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return FALSE;
   }
   configured = ccl_backend_configure (self->backend, in_info, &error);
+  if (configured && self->region)
+    region_set = ccl_backend_set_region (self->backend, self->region,
+        &region_error);
   gst_cuda_ccl_leave (self);
   if (!configured) {
     POST_BACKEND_ERROR (self, error,
         ("Could not prepare the %s backend for %dx%d %s frames",
             ccl_backend_get_name (self->backend), width, height,
             GST_VIDEO_INFO_NAME (in_info)));
+    return FALSE;
+  }
+  if (!region_set) {
+    POST_BACKEND_ERROR (self, region_error,
+        ("Could not apply the mask of mask-location to %dx%d frames", width,
+            height));
     return FALSE;
   }
   GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
@@ -939,9 +1249,6 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
 
-  if (track_reset)
-    ccl_backend_reset_tracks (self->backend, (CclTrackReset) (track_reset - 1));
-
   /* Metadata alone needs no write access: mapping for reading keeps memory
    * shared with other buffers from being copied. GST_MAP_CUDA maps CUDA memory
    * to its device address, so nothing is copied to or from the host. */
@@ -956,6 +1263,18 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not make the CUDA context current"), (NULL));
     return GST_FLOW_ERROR;
+  }
+  /* What comes after a flush or a new stream does not continue the scene the
+   * tracks and the foreground model know. Inside the context: the model may
+   * live on the device. */
+  if (track_reset) {
+    ccl_backend_reset_tracks (self->backend, (CclTrackReset) (track_reset - 1));
+    if (!ccl_backend_reset_foreground (self->backend, &error)) {
+      gst_cuda_ccl_leave (self);
+      POST_BACKEND_ERROR (self, error, ("Could not reset the foreground model "
+              "on the %s backend", ccl_backend_get_name (self->backend)));
+      return GST_FLOW_ERROR;
+    }
   }
   if (!gst_video_frame_map (&frame, &filter->in_info, buf, flags)) {
     gst_cuda_ccl_leave (self);

@@ -50,6 +50,18 @@ typedef enum {
 } GstCudaCclThresholdMode;
 
 /**
+ * GstCudaCclForeground:
+ * @GST_CUDA_CCL_FOREGROUND_THRESHOLD: one global luma level per frame
+ *   (#GstCudaCcl:threshold, #GstCudaCcl:threshold-mode)
+ * @GST_CUDA_CCL_FOREGROUND_BACKGROUND: a per-pixel adaptive background model;
+ *   what differs from it is foreground, shadows are not
+ */
+typedef enum {
+  GST_CUDA_CCL_FOREGROUND_THRESHOLD = CCL_FOREGROUND_THRESHOLD,
+  GST_CUDA_CCL_FOREGROUND_BACKGROUND = CCL_FOREGROUND_BACKGROUND,
+} GstCudaCclForeground;
+
+/**
  * GstCudaCclOverlay:
  * @GST_CUDA_CCL_OVERLAY_NONE: leave the frame's pixels alone
  * @GST_CUDA_CCL_OVERLAY_FILL: tint each reported component's pixels
@@ -57,6 +69,8 @@ typedef enum {
  * @GST_CUDA_CCL_OVERLAY_CENTROIDS: mark each reported component's centroid
  * @GST_CUDA_CCL_OVERLAY_TRAILS: draw each tracked component's recent centroid
  *   path (with tracking)
+ * @GST_CUDA_CCL_OVERLAY_FOREGROUND: tint every foreground pixel, reported or
+ *   not, in one fixed color (magenta), to tune the foreground settings by eye
  */
 typedef enum {
   GST_CUDA_CCL_OVERLAY_NONE = 0,
@@ -64,6 +78,7 @@ typedef enum {
   GST_CUDA_CCL_OVERLAY_BOXES = CCL_OVERLAY_BOXES,
   GST_CUDA_CCL_OVERLAY_CENTROIDS = CCL_OVERLAY_CENTROIDS,
   GST_CUDA_CCL_OVERLAY_TRAILS = CCL_OVERLAY_TRAILS,
+  GST_CUDA_CCL_OVERLAY_FOREGROUND = CCL_OVERLAY_FOREGROUND,
 } GstCudaCclOverlay;
 
 #define GST_TYPE_CUDA_CCL (gst_cuda_ccl_get_type ())
@@ -80,12 +95,16 @@ struct _GstCudaCcl {
   CclSettings settings;
   gboolean roi_meta;
   gboolean post_messages;
+  gchar *mask_location;
 
   /* streaming state */
+  /* the decoded mask-location, from start to stop */
+  CclRegion *region;
   CclBackend *backend;
   gboolean warned_fallback;
-  /* under the object lock: ends the tracks before the next frame (set by events,
-   * which may arrive on another thread than the frames), CclTrackReset + 1, 0 none */
+  /* under the object lock: ends the tracks and resets the foreground model before
+   * the next frame (set by events, which may arrive on another thread than the
+   * frames), CclTrackReset + 1, 0 none */
   guint track_reset;
   /* under the object lock: started, and whether CUDA memory can be labeled */
   gboolean started;

@@ -28,6 +28,14 @@ class Backend {
   virtual TableView label(const ImageView& frame, const Options& options, bool keep_labels,
                           bool with_planes, Result& out) = 0;
 
+  /// The foreground model forgets what it learned (ccl::ForegroundStage::reset,
+  /// Engine::reset_foreground).
+  virtual void reset_foreground() = 0;
+
+  /// Pixels where `region` (width x height bytes, packed rows) is 0 are never
+  /// foreground; null clears it.
+  virtual void set_region(const uint8_t* region, int width, int height) = 0;
+
   /// Draws the overlay of the last labeled frame into `frame` (the same frame).
   /// Writes a host frame's memory only once everything else succeeded; a device
   /// frame is drawn in place and complete when this returns.

@@ -19,7 +19,8 @@ using ccl::PixelFormat;
 static_assert(int(CCL_OVERLAY_FILL) == int(ccl::overlay::kFill) &&
                   int(CCL_OVERLAY_BOXES) == int(ccl::overlay::kBoxes) &&
                   int(CCL_OVERLAY_CENTROIDS) == int(ccl::overlay::kCentroids) &&
-                  int(CCL_OVERLAY_TRAILS) == int(ccl::overlay::kTrails),
+                  int(CCL_OVERLAY_TRAILS) == int(ccl::overlay::kTrails) &&
+                  int(CCL_OVERLAY_FOREGROUND) == int(ccl::overlay::kForeground),
               "the element's overlay flags are the drawing code's");
 static_assert(CCL_MAX_PIXELS == ccl::kMaxPixels, "the element's pixel limit is the engine's");
 
@@ -32,6 +33,10 @@ struct _CclBackend {
   std::vector<ccl::TrackInfo> tracks;
   std::vector<ccl::TrailPoint> trail;
   bool tracked = false;  // the tracker holds tracks of earlier frames
+  // What the backend was last configured for: the foreground model starts over when
+  // it changes (a new caps event of the same size keeps it).
+  GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
+  int width = 0, height = 0;
   std::vector<guint> roi;  // report->roi_indices
 };
 
@@ -99,6 +104,14 @@ ccl::ThresholdMode to_mode(CclThresholdMode m) {
     case CCL_THRESHOLD_OTSU: return ccl::ThresholdMode::Otsu;
   }
   throw Failure(CCL_BACKEND_ERROR_SETTINGS, "unknown threshold mode " + std::to_string(int(m)));
+}
+
+ccl::ForegroundModel to_foreground(CclForegroundModel m) {
+  switch (m) {
+    case CCL_FOREGROUND_THRESHOLD: return ccl::ForegroundModel::Threshold;
+    case CCL_FOREGROUND_BACKGROUND: return ccl::ForegroundModel::Background;
+  }
+  throw Failure(CCL_BACKEND_ERROR_SETTINGS, "unknown foreground model " + std::to_string(int(m)));
 }
 
 // GstCclAlgorithm is generated from the engine's registry (ccl/algorithms.def), so a
@@ -183,7 +196,7 @@ uint32_t overlay_alpha256(const CclSettings* settings) {
 
 guint ccl_settings_overlay_flags(const CclSettings* settings) {
   guint flags = settings->overlay;
-  if (!overlay_alpha256(settings)) flags &= ~guint(CCL_OVERLAY_FILL);
+  if (!overlay_alpha256(settings)) flags &= ~guint(CCL_OVERLAY_FILL | CCL_OVERLAY_FOREGROUND);
   return flags;
 }
 
@@ -231,6 +244,21 @@ void ccl_backend_reset_tracks(CclBackend* backend, CclTrackReset how) {
   backend->tracked = false;
 }
 
+gboolean ccl_backend_reset_foreground(CclBackend* backend, GError** error) {
+  return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] { backend->impl->reset_foreground(); });
+}
+
+gboolean ccl_backend_set_region(CclBackend* backend, const CclRegion* region, GError** error) {
+  // A region the engine refuses (its size) is the input's fault; device memory
+  // running out while uploading it stays NO_MEMORY (guarded maps ccl::CudaError).
+  return guarded(error, CCL_BACKEND_ERROR_INPUT, [&] {
+    if (region)
+      backend->impl->set_region(region->pixels, region->width, region->height);
+    else
+      backend->impl->set_region(nullptr, 0, 0);
+  });
+}
+
 const gchar* ccl_backend_get_name(const CclBackend* backend) { return backend->impl->name(); }
 
 CclBackendKind ccl_backend_get_kind(const CclBackend* backend) { return backend->kind; }
@@ -242,7 +270,17 @@ gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, GE
       throw Failure(CCL_BACKEND_ERROR_INPUT,
                     std::string("unsupported format ") +
                         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info)));
-    backend->impl->configure(format, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
+    const int width = GST_VIDEO_INFO_WIDTH(info), height = GST_VIDEO_INFO_HEIGHT(info);
+    backend->impl->configure(format, width, height);
+    if (backend->format != GST_VIDEO_INFO_FORMAT(info) || backend->width != width ||
+        backend->height != height) {
+      // The engine would start over by itself; saying so keeps the element's rule
+      // (a new size is a new scene) independent of how the engine detects it.
+      backend->impl->reset_foreground();
+      backend->format = GST_VIDEO_INFO_FORMAT(info);
+      backend->width = width;
+      backend->height = height;
+    }
   });
 }
 
@@ -267,6 +305,13 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.mode = to_mode(settings->threshold_mode);
     options.connectivity = int(settings->connectivity);
     options.algorithm = to_algorithm(settings->algorithm);
+    options.foreground = to_foreground(settings->foreground);
+    options.background.history = int(MIN(settings->history, guint(G_MAXINT)));
+    options.background.learning_rate = settings->learning_rate;
+    options.background.variance_threshold = settings->variance_threshold;
+    options.background.detect_shadows = settings->detect_shadows != FALSE;
+    options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
+    options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
     // The engine refuses bad frames and bad settings alike (ccl::validate): checked
     // here with the default settings first, what the frame itself lacks is told
     // apart from what the settings ask.
@@ -283,8 +328,11 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
 
     const uint32_t alpha256 = overlay_alpha256(settings);
     const uint32_t flags = ccl_settings_overlay_flags(settings);
-    options.write_labels = (flags & CCL_OVERLAY_FILL) != 0;
+    // The foreground tint reads the label image too: every labeled pixel, reported
+    // or not, is foreground.
+    options.write_labels = (flags & (CCL_OVERLAY_FILL | CCL_OVERLAY_FOREGROUND)) != 0;
     options.min_area = settings->min_area;
+    options.max_area = settings->max_area;
     options.max_components = settings->max_components;
 
     guint64 t = g_get_monotonic_time();
@@ -308,7 +356,10 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     }
 
     lap(2);
-    const bool draws = flags != 0 && backend->selection.n_reported != 0;
+    // Without reported components only the foreground tint has something to draw.
+    const bool draws =
+        flags != 0 && (backend->selection.n_reported != 0 ||
+                       ((flags & CCL_OVERLAY_FOREGROUND) && backend->result.num_components != 0));
     if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
     lap(3);
 

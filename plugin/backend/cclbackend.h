@@ -25,12 +25,19 @@ typedef enum {
   CCL_THRESHOLD_OTSU,
 } CclThresholdMode;
 
+/* What decides which pixels are foreground (ccl::ForegroundModel). */
+typedef enum {
+  CCL_FOREGROUND_THRESHOLD,
+  CCL_FOREGROUND_BACKGROUND,
+} CclForegroundModel;
+
 /* Overlay flags, identical to GstCudaCclOverlay. */
 typedef enum {
   CCL_OVERLAY_FILL = 1 << 0,
   CCL_OVERLAY_BOXES = 1 << 1,
   CCL_OVERLAY_CENTROIDS = 1 << 2,
   CCL_OVERLAY_TRAILS = 1 << 3,
+  CCL_OVERLAY_FOREGROUND = 1 << 4,
 } CclOverlayFlags;
 
 /* The errors of the functions below (GError domain CCL_BACKEND_ERROR): what went
@@ -72,7 +79,17 @@ typedef struct {
   guint connectivity;
   GstCclAlgorithm algorithm;
   guint min_area;
+  guint max_area;  /* 0: no limit */
   guint max_components;
+  CclForegroundModel foreground;
+  /* the background model's (foreground == CCL_FOREGROUND_BACKGROUND) */
+  guint history;
+  gdouble learning_rate;
+  gdouble variance_threshold;
+  gboolean detect_shadows;
+  /* cleanup of the mask, for every model; 0: off */
+  guint open_radius;
+  guint close_radius;
   guint overlay;
   gdouble overlay_alpha;
   gboolean tracking;
@@ -128,6 +145,24 @@ gboolean ccl_backend_configure (CclBackend * backend, const GstVideoInfo * info,
 /* Ends the tracks of the frames processed so far (the backend's tracker lives as
  * long as the backend: from start to stop). */
 void ccl_backend_reset_tracks (CclBackend * backend, CclTrackReset how);
+
+/* The foreground model forgets what it learned: the next frame is its new
+ * background. The element calls it where the tracks end (flush, stream-start);
+ * a new frame size or format resets it by itself (ccl_backend_configure). */
+gboolean ccl_backend_reset_foreground (CclBackend * backend, GError ** error);
+
+/* A region mask decoded from an image file (mask-location): width x height
+ * bytes, 0 where no pixel may be foreground, 1 elsewhere. */
+typedef struct {
+  gint width;
+  gint height;
+  guint8 *pixels;
+} CclRegion;
+
+/* Pixels where region is 0 are never foreground, whatever the model; NULL clears
+ * it. The region must have the configured frame size. */
+gboolean ccl_backend_set_region (CclBackend * backend, const CclRegion * region,
+    GError ** error);
 
 /* Labels the mapped frame and, when settings->overlay asks for it, draws the
  * overlay into it (the frame must then be mapped writable). device_memory: the

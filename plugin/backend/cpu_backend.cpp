@@ -1,4 +1,5 @@
-// The CPU backend: the engine's threshold (so Otsu's level is the GPU's), OpenCV's
+// The CPU backend: the engine's foreground stage (threshold or background model,
+// cleanup and region, so that the mask is the GPU's bit for bit), OpenCV's
 // connectedComponentsWithStats for labels, boxes and areas, the moments from the
 // label image, and the host overlay.
 #include <opencv2/imgproc.hpp>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "ccl/foreground.h"
 #include "ccl/reference.h"
 #include "overlay/overlay_host.h"
 
@@ -40,7 +42,7 @@ class CpuBackend final : public Backend {
   // The label image is always there (OpenCV writes it), so keep_labels is moot.
   TableView label(const ImageView& frame, const Options& options, bool, bool,
                   Result& out) override {
-    out.threshold_used = threshold_image(frame, options, binary_);
+    out.threshold_used = stage_.apply(frame, options, binary_);
     out.width = frame.width;
     out.height = frame.height;
     out.labels.clear();
@@ -56,6 +58,12 @@ class CpuBackend final : public Backend {
     return TableView{out.components.data(), uint32_t(out.components.size())};
   }
 
+  void reset_foreground() override { stage_.reset(); }
+
+  void set_region(const uint8_t* region, int width, int height) override {
+    stage_.set_region(region, width, height);
+  }
+
   void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
             uint32_t alpha256) override {
     const int w = frame.width, h = frame.height;
@@ -64,10 +72,11 @@ class CpuBackend final : public Backend {
       overlay::rasterize_marks_host(selection.marks.data(), selection.marks.size(),
                                     selection.trails.data(), selection.trails.size(), flags, w,
                                     h, owner_);
-    const overlay::Scene scene{(flags & overlay::kFill) ? labels_.ptr<uint32_t>() : nullptr,
+    const uint32_t tints = flags & (overlay::kFill | overlay::kForeground);
+    const overlay::Scene scene{tints ? labels_.ptr<uint32_t>() : nullptr,
                                selection.color_key.data(),
                                uint32_t(selection.color_key.size() - 1),
-                               marks ? owner_.data() : nullptr, alpha256};
+                               marks ? owner_.data() : nullptr, alpha256, tints};
     overlay::Target target{frame.format, w, h, {}, {}};
     for (int p = 0; p < 3; ++p) {
       target.planes[p] = static_cast<uint8_t*>(frame.planes[p]);
@@ -123,6 +132,7 @@ class CpuBackend final : public Backend {
     }
   }
 
+  ForegroundStage stage_;
   BinaryImage binary_;
   cv::Mat labels_, stats_, centroids_;
   std::vector<uint32_t> remap_;

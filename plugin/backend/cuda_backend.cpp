@@ -4,8 +4,9 @@
 //
 // Frames in device memory (GstCudaMemory mapped with GST_MAP_CUDA) are labeled and
 // drawn where they are: no copy of the image. Host frames stage the luma plane
-// (every plane when an overlay will be drawn) through pinned memory, and when the
-// overlay changes pixels the planes come back the same way. Only the reported
+// through pinned memory, every plane when an overlay will be drawn or when the
+// background model reads color, and when the overlay changes pixels the planes come
+// back the same way. Only the reported
 // components return to the host either way, selected on the device.
 #include <cuda_runtime.h>
 
@@ -77,7 +78,11 @@ class CudaBackend final : public Backend {
                   bool with_planes, Result& out) override {
     cudaStream_t s = stream_->get();
     start_->record(s);
-    const ImageView device = frame.space == MemorySpace::Device ? frame : stage(frame, with_planes);
+    // The background model of a color frame reads its chroma (or all three colors).
+    const bool model_planes = options.foreground == ForegroundModel::Background;
+    const ImageView device = frame.space == MemorySpace::Device
+                                 ? frame
+                                 : stage(frame, with_planes || model_planes);
     Options o = options;
     o.write_labels = keep_labels;
     engine_->enqueue(device, o, s);
@@ -95,9 +100,16 @@ class CudaBackend final : public Backend {
     return reported;
   }
 
+  void reset_foreground() override { engine_->reset_foreground(); }
+
+  void set_region(const uint8_t* region, int width, int height) override {
+    engine_->set_region(region, width, height);
+  }
+
   void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
             uint32_t alpha256) override {
-    if (!has_planes_ || ((flags & overlay::kFill) && !has_labels_))
+    const uint32_t tints = flags & (overlay::kFill | overlay::kForeground);
+    if (!has_planes_ || (tints && !has_labels_))
       throw Error("cuda backend: overlay requested without labels and planes on the device");
     const bool in_place = frame.space == MemorySpace::Device;
     cudaStream_t s = stream_->get();
@@ -133,10 +145,10 @@ class CudaBackend final : public Backend {
                                      uint32_t(selection.trails.size()), flags, w, h,
                                      owner_.get(), s);
     }
-    const overlay::Scene scene{(flags & overlay::kFill) ? engine_->device_labels() : nullptr,
-                               d_keys, uint32_t(selection.color_key.size() - 1),
-                               marks ? owner_.get() : nullptr, alpha256};
-    if ((flags & overlay::kFill) && !scene.labels)
+    const overlay::Scene scene{tints ? engine_->device_labels() : nullptr, d_keys,
+                               uint32_t(selection.color_key.size() - 1),
+                               marks ? owner_.get() : nullptr, alpha256, tints};
+    if (tints && !scene.labels)
       throw Error("cuda backend: the engine kept no label image for the fill overlay");
     overlay::Target target{frame.format, w, h, {}, {}};
     for (int p = 0; p < plane_count(frame.format); ++p) {
@@ -168,10 +180,10 @@ class CudaBackend final : public Backend {
   int64_t gpu_time_ns() const override { return int64_t(double(label_ms_ + draw_ms_) * 1e6 + 0.5); }
 
  private:
-  /// Uploads the host frame's luma plane (every plane with_planes) into the staging
+  /// Uploads the host frame's luma plane (every plane with all_planes) into the staging
   /// planes on the device and returns the device view of them.
-  ImageView stage(const ImageView& frame, bool with_planes) {
-    const int planes = with_planes ? plane_count(frame.format) : 1;
+  ImageView stage(const ImageView& frame, bool all_planes) {
+    const int planes = all_planes ? plane_count(frame.format) : 1;
     for (int p = 0; p < planes; ++p) upload(frame, p);
     ImageView device = frame;
     device.space = MemorySpace::Device;

@@ -4,11 +4,12 @@
 //
 // A pixel is covered by at most one paint: a solid mark (box outline, centroid
 // cross or trail) of the highest label whose mark touches it, else the fill of its
-// own component when that component is reported, else nothing. A label's color comes
-// from its color key (the track id when tracking, else the label), so that an object
-// keeps its color from frame to frame. A subsampled chroma
-// sample takes the strongest paint of the luma pixels it covers (solid over fill,
-// ties to the first in raster order).
+// own component when that component is reported, else the foreground tint when it
+// is foreground at all (labeled, reported or not), else nothing. A label's color
+// comes from its color key (the track id when tracking, else the label), so that an
+// object keeps its color from frame to frame; the foreground tint has one color of
+// its own. A subsampled chroma sample takes the strongest paint of the luma pixels
+// it covers (solid over fill over tint, ties to the first in raster order).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +26,7 @@ enum Flags : uint32_t {
   kBoxes = 1u << 1,
   kCentroids = 1u << 2,
   kTrails = 1u << 3,
+  kForeground = 1u << 4,
 };
 
 /// The flags drawn as solid marks into the owner buffer.
@@ -58,16 +60,23 @@ struct Target {
 /// What decides the paint of each pixel (pointers into the same memory space as the
 /// target). labels: width*height, row pitch = width; color_key[l] is label l's color key
 /// (1..n_labels), 0 when l is not reported; owner: width*height marks, 0 = none (null:
-/// no marks).
+/// no marks). tints: which of kFill and kForeground the labels are read for (labels
+/// may be null when neither).
 struct Scene {
   const uint32_t* labels;
   const uint32_t* color_key;
   uint32_t n_labels;
   const uint32_t* owner;
-  uint32_t alpha256;  // fill opacity, 0..256
+  uint32_t alpha256;  // fill and tint opacity, 0..256
+  uint32_t tints;
 };
 
-enum PaintKind : uint32_t { kNone = 0, kFilled = 1, kSolid = 2 };
+/// Ordered by strength: a chroma sample takes the strongest paint of its block.
+enum PaintKind : uint32_t { kNone = 0, kTinted = 1, kFilled = 2, kSolid = 3 };
+
+/// The foreground tint's color: a channel at 0 is one no color key gives (their
+/// channels are at least 64), so the tint is never mistaken for an object's fill.
+constexpr uint32_t kTintR = 255, kTintG = 0, kTintB = 255;
 
 struct Paint {
   uint32_t kind;
@@ -193,11 +202,18 @@ CCL_HD bool mark_pixel(const Segment& g, uint32_t, uint32_t i, int width, int he
 CCL_HD Paint paint_at(const Scene& s, int width, int x, int y) {
   const size_t p = size_t(y) * size_t(width) + size_t(x);
   if (s.owner && s.owner[p]) return {kSolid, s.owner[p]};
-  if (s.labels && s.alpha256) {
+  if (s.labels && s.alpha256 && s.tints) {
     const uint32_t l = s.labels[p];
-    if (l && l <= s.n_labels && s.color_key[l]) return {kFilled, l};
+    if (!l) return {kNone, 0};
+    if ((s.tints & kFill) && l <= s.n_labels && s.color_key[l]) return {kFilled, l};
+    if (s.tints & kForeground) return {kTinted, l};
   }
   return {kNone, 0};
+}
+
+/// The color a paint draws in.
+CCL_HD Rgb paint_color(const Scene& s, const Paint& p) {
+  return p.kind == kTinted ? Rgb{kTintR, kTintG, kTintB} : key_color(s.color_key[p.label]);
 }
 
 /// The paint of the chroma sample covering luma pixels [x0, x0+2) x [y0, y0+2).
@@ -212,7 +228,7 @@ CCL_HD Paint paint_of_block(const Scene& s, int width, int height, int x0, int y
 }
 
 CCL_HD uint32_t alpha_of(const Scene& s, const Paint& p) {
-  return p.kind == kSolid ? 256u : p.kind == kFilled ? s.alpha256 : 0u;
+  return p.kind == kSolid ? 256u : p.kind != kNone ? s.alpha256 : 0u;
 }
 
 /// Draws the paint of luma pixel (x, y) into plane 0 (the only plane of GRAY/RGB, the
@@ -221,7 +237,7 @@ CCL_HD void draw_pixel(const Target& t, const Scene& s, int x, int y) {
   const Paint p = paint_at(s, t.width, x, y);
   if (p.kind == kNone) return;
   const uint32_t a = alpha_of(s, p);
-  const Rgb c = key_color(s.color_key[p.label]);
+  const Rgb c = paint_color(s, p);
   uint8_t* row = t.planes[0] + size_t(y) * t.strides[0];
   switch (t.format) {
     case PixelFormat::Gray8:
@@ -263,7 +279,7 @@ CCL_HD void draw_chroma(const Target& t, const Scene& s, int cx, int cy) {
   const Paint p = paint_of_block(s, t.width, t.height, 2 * cx, 2 * cy);
   if (p.kind == kNone) return;
   const uint32_t a = alpha_of(s, p);
-  const Rgb c = key_color(s.color_key[p.label]);
+  const Rgb c = paint_color(s, p);
   uint8_t* u;
   uint8_t* v;
   if (t.format == PixelFormat::NV12) {

@@ -130,6 +130,12 @@ Harness::Harness(const std::string& properties, const std::string& backend) {
   gst_object_unref(element);
 }
 
+Harness::Harness(GstElement* element) {
+  bus_ = gst_bus_new();
+  gst_element_set_bus(element, bus_);
+  h_ = gst_harness_new_with_element(element, "sink", "src");
+}
+
 Harness::~Harness() {
   gst_harness_teardown(h_);
   gst_bus_set_flushing(bus_, TRUE);
@@ -172,13 +178,18 @@ Result reference_of(const test::Frame& frame, const Options& options) {
 
 void expect_meta_matches_reference(GstBuffer* out, const test::Frame& frame,
                                    const Options& options, const std::string& context) {
+  expect_meta_matches(out, reference_of(frame, options), frame.view.width, frame.view.height,
+                      options, context);
+}
+
+void expect_meta_matches(GstBuffer* out, const Result& ref, int width, int height,
+                         const Options& options, const std::string& context) {
   SCOPED_TRACE(context);
   ASSERT_NE(out, nullptr);
   const GstCclMeta* meta = gst_ccl_meta_get(out);
   ASSERT_NE(meta, nullptr) << "no GstCclMeta on the output buffer";
-  const Result ref = reference_of(frame, options);
-  EXPECT_EQ(meta->width, guint(frame.view.width));
-  EXPECT_EQ(meta->height, guint(frame.view.height));
+  EXPECT_EQ(meta->width, guint(width));
+  EXPECT_EQ(meta->height, guint(height));
   EXPECT_EQ(meta->threshold, guint(ref.threshold_used));
   EXPECT_EQ(meta->connectivity, guint(options.connectivity));
   ASSERT_EQ(meta->total_count, ref.num_components);
@@ -202,6 +213,77 @@ void expect_meta_matches_reference(GstBuffer* out, const test::Frame& frame,
       return;
     }
   }
+}
+
+test::Frame channel_frame(PixelFormat format, int width, int height,
+                          const std::function<Channels(int, int)>& at) {
+  test::Frame f;
+  f.view.width = width;
+  f.view.height = height;
+  f.view.format = format;
+  const size_t w = size_t(width), cw = size_t(width + 1) / 2, ch = size_t(height + 1) / 2;
+  const size_t bpp = size_t(luma_bytes_per_pixel(format));
+  f.storage.emplace_back(w * bpp * size_t(height));
+  f.view.strides[0] = w * bpp;
+  if (format == PixelFormat::NV12) {
+    f.storage.emplace_back(2 * cw * ch);
+    f.view.strides[1] = 2 * cw;
+  } else if (format == PixelFormat::I420) {
+    f.storage.emplace_back(cw * ch);
+    f.storage.emplace_back(cw * ch);
+    f.view.strides[1] = f.view.strides[2] = cw;
+  }
+  const bool bgr = format == PixelFormat::BGRA || format == PixelFormat::BGRx;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const Channels c = at(x, y);
+      uint8_t* px = f.storage[0].data() + size_t(y) * f.view.strides[0] + size_t(x) * bpp;
+      switch (format) {
+        case PixelFormat::Gray8:
+        case PixelFormat::NV12:
+        case PixelFormat::I420: px[0] = c.c0; break;
+        case PixelFormat::Gray16LE: px[0] = px[1] = c.c0; break;  // c0 * 257
+        default:
+          px[0] = bgr ? c.c2 : c.c0;
+          px[1] = c.c1;
+          px[2] = bgr ? c.c0 : c.c2;
+          px[3] = 255;
+      }
+      if ((x | y) & 1) continue;
+      const size_t cx = size_t(x / 2), cy = size_t(y / 2);
+      if (format == PixelFormat::NV12) {
+        f.storage[1][cy * f.view.strides[1] + 2 * cx] = c.c1;
+        f.storage[1][cy * f.view.strides[1] + 2 * cx + 1] = c.c2;
+      } else if (format == PixelFormat::I420) {
+        f.storage[1][cy * cw + cx] = c.c1;
+        f.storage[2][cy * cw + cx] = c.c2;
+      }
+    }
+  for (size_t p = 0; p < f.storage.size(); ++p) f.view.planes[p] = f.storage[p].data();
+  return f;
+}
+
+ErrorMessage parse_error(GstMessage* msg) {
+  ErrorMessage e;
+  if (!msg) return e;
+  GError* err = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(msg, &err, &debug);
+  e.posted = true;
+  e.domain = err->domain;
+  e.code = err->code;
+  e.message = err->message ? err->message : "";
+  e.debug = debug ? debug : "";
+  g_error_free(err);
+  g_free(debug);
+  return e;
+}
+
+ErrorMessage pop_error(Harness& h) {
+  GstMessage* msg = h.pop_message(GST_MESSAGE_ERROR);
+  ErrorMessage e = parse_error(msg);
+  if (msg) gst_message_unref(msg);
+  return e;
 }
 
 test::GrayImage random_gray(int width, int height, double density, int granularity,

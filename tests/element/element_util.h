@@ -7,6 +7,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ std::vector<std::vector<uint8_t>> read_planes(const test::Frame& frame);
 class Harness {
  public:
   explicit Harness(const std::string& properties = "", const std::string& backend = "");
+  /// Around an element made by the caller (in the NULL state), which the harness
+  /// takes a reference of and starts.
+  explicit Harness(GstElement* element);
   ~Harness();
   Harness(const Harness&) = delete;
   Harness& operator=(const Harness&) = delete;
@@ -84,8 +88,35 @@ Options reference_options(int threshold = 128, ThresholdMode mode = ThresholdMod
 void expect_meta_matches_reference(GstBuffer* out, const test::Frame& frame,
                                    const Options& options, const std::string& context);
 
+/// gtest assertions: the meta of `out` holds what `ref` found in a frame of
+/// width x height (every reported component, count and level).
+void expect_meta_matches(GstBuffer* out, const Result& ref, int width, int height,
+                         const Options& options, const std::string& context);
+
 /// The reference result of a frame.
 Result reference_of(const test::Frame& frame, const Options& options);
+
+/// Three 8-bit channels of one pixel: R, G, B for the RGB formats, Y, U, V for NV12
+/// and I420, the first alone for the gray formats.
+struct Channels {
+  uint8_t c0 = 0, c1 = 0, c2 = 0;
+};
+
+/// A frame of `format` (packed rows, no padding) whose pixels are at(x, y); a 4:2:0
+/// chroma sample takes the chroma of the top-left pixel of its 2x2 block; GRAY16_LE
+/// stores c0 * 257; alpha and X bytes are 255.
+test::Frame channel_frame(PixelFormat format, int width, int height,
+                          const std::function<Channels(int, int)>& at);
+
+/// An error message popped from the harness's bus, parsed (empty when none).
+struct ErrorMessage {
+  bool posted = false;
+  GQuark domain = 0;
+  int code = 0;
+  std::string message, debug;
+};
+ErrorMessage pop_error(Harness& h);
+ErrorMessage parse_error(GstMessage* msg);
 
 /// Small random images of the YACCLAB recipe as gray, for quick broad checks.
 test::GrayImage random_gray(int width, int height, double density, int granularity,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "ccl/foreground.h"
 #include "element_util.h"
 #include "overlay/overlay_math.h"
 
@@ -44,7 +45,8 @@ int label_at(const std::vector<Rect>& rects, int x, int y) {
 }
 
 // What covers a pixel: a label and an opacity out of 256; strength orders paints
-// (2 solid mark, 1 fill, 0 nothing).
+// (kSolid mark, kFill, kTint: the foreground tint, in its fixed color; 0 nothing).
+constexpr int kTint = 1, kFill = 2, kSolid = 3;
 struct Expect {
   int label = 0;
   int alpha = 0;
@@ -61,6 +63,10 @@ Color color_of(int label) {
   const overlay::Rgb c = overlay::key_color(uint32_t(label));
   return {int(c.r), int(c.g), int(c.b)};
 }
+// The foreground tint's color: magenta, which no label's color can be (their channels
+// are 64 or more).
+constexpr Color kTintColor = {255, 0, 255};
+Color color_of(const Expect& e) { return e.strength == kTint ? kTintColor : color_of(e.label); }
 int full_luma(Color c) { return (77 * c.r + 150 * c.g + 29 * c.b + 128) >> 8; }
 int studio_y(Color c) { return ((66 * c.r + 129 * c.g + 25 * c.b + 128) >> 8) + 16; }
 int studio_u(Color c) { return ((-38 * c.r - 74 * c.g + 112 * c.b + 128) >> 8) + 128; }
@@ -75,7 +81,7 @@ std::vector<std::vector<uint8_t>> expected_planes(const Frame& frame, const Expe
     for (int x = 0; x < w; ++x) {
       const Expect e = at(x, y);
       if (!e.strength) continue;
-      const Color c = color_of(e.label);
+      const Color c = color_of(e);
       switch (f) {
         case PixelFormat::Gray8: {
           uint8_t& v = planes[0][size_t(y) * w + x];
@@ -115,7 +121,7 @@ std::vector<std::vector<uint8_t>> expected_planes(const Frame& frame, const Expe
           if (e.strength > best.strength) best = e;
         }
       if (!best.strength) continue;
-      const Color c = color_of(best.label);
+      const Color c = color_of(best);
       uint8_t* u = f == PixelFormat::NV12 ? &planes[1][size_t(cy) * 2 * cw + 2 * cx]
                                           : &planes[1][size_t(cy) * cw + cx];
       uint8_t* v = f == PixelFormat::NV12 ? u + 1 : &planes[2][size_t(cy) * cw + cx];
@@ -161,7 +167,7 @@ TEST(Overlay, OpaqueFillPaintsEachComponentInItsLabelColor) {
   SKIP_UNLESS_BACKEND_RUNS();
   check_overlay("overlay=fill overlay-alpha=1.0", scene(kW, kH, kRects), [](int x, int y) {
     const int l = label_at(kRects, x, y);
-    return l ? Expect{l, 256, 1} : Expect{};
+    return l ? Expect{l, 256, kFill} : Expect{};
   });
 }
 
@@ -169,7 +175,7 @@ TEST(Overlay, HalfAlphaFillBlends) {
   SKIP_UNLESS_BACKEND_RUNS();
   check_overlay("overlay=fill overlay-alpha=0.5", scene(kW, kH, kRects), [](int x, int y) {
     const int l = label_at(kRects, x, y);
-    return l ? Expect{l, 128, 1} : Expect{};
+    return l ? Expect{l, 128, kFill} : Expect{};
   });
 }
 
@@ -184,7 +190,7 @@ TEST(Overlay, OnlyReportedComponentsAreDrawn) {
   check_overlay("overlay=fill overlay-alpha=1.0 min-area=2", scene(kW, kH, kRects),
                 [](int x, int y) {
                   const int l = label_at(kRects, x, y);
-                  return l && l != 3 ? Expect{l, 256, 1} : Expect{};
+                  return l && l != 3 ? Expect{l, 256, kFill} : Expect{};
                 });
 }
 
@@ -197,7 +203,7 @@ TEST(Overlay, BoxesOutlineTheBoundingBoxesOpaquely) {
   SKIP_UNLESS_BACKEND_RUNS();
   check_overlay("overlay=boxes overlay-alpha=0.2", scene(kW, kH, kRects), [](int x, int y) {
     for (size_t i = 0; i < kRects.size(); ++i)
-      if (on_outline(kRects[i], x, y)) return Expect{int(i) + 1, 256, 2};
+      if (on_outline(kRects[i], x, y)) return Expect{int(i) + 1, 256, kSolid};
     return Expect{};
   });
 }
@@ -210,7 +216,7 @@ TEST(Overlay, CentroidsAreCrossesAtTheRoundedCentroid) {
     for (int i = 0; i < 3; ++i) {
       const int dx = x - centres[i][0], dy = y - centres[i][1];
       if ((dx == 0 && std::abs(dy) <= 2) || (dy == 0 && std::abs(dx) <= 2))
-        return Expect{i + 1, 256, 2};
+        return Expect{i + 1, 256, kSolid};
     }
     return Expect{};
   });
@@ -224,10 +230,10 @@ TEST(Overlay, MarksOverFillAndTheHigherLabelWinsWhereBoxesCross) {
   const GrayImage g = scene(24, 16, rects);
   const Rect box1{0, 2, 21, 9}, box2{5, 6, 11, 7};
   check_overlay("overlay=fill+boxes overlay-alpha=0.75", g, [&](int x, int y) {
-    if (on_outline(box2, x, y)) return Expect{2, 256, 2};
-    if (on_outline(box1, x, y)) return Expect{1, 256, 2};
+    if (on_outline(box2, x, y)) return Expect{2, 256, kSolid};
+    if (on_outline(box1, x, y)) return Expect{1, 256, kSolid};
     const int l = label_at(rects, x, y);
-    return l ? Expect{l == 3 ? 2 : 1, 192, 1} : Expect{};
+    return l ? Expect{l == 3 ? 2 : 1, 192, kFill} : Expect{};
   });
 }
 
@@ -237,29 +243,164 @@ TEST(Overlay, OddSizedFramesDrawTheirLastChromaSamples) {
   const std::vector<Rect> rects = {{6, 4, 1, 1}, {0, 0, 3, 1}};
   check_overlay("overlay=fill overlay-alpha=1.0", scene(7, 5, rects), [&](int x, int y) {
     const int l = label_at(rects, x, y);
-    return l ? Expect{l == 1 ? 2 : 1, 256, 1} : Expect{};
+    return l ? Expect{l == 1 ? 2 : 1, 256, kFill} : Expect{};
   });
+}
+
+// ---- the foreground tint (overlay=foreground) ----
+
+// Every labeled pixel of kRects, in the tint at `alpha`.
+Expect tinted(int x, int y, int alpha) {
+  return label_at(kRects, x, y) ? Expect{0, alpha, kTint} : Expect{};
+}
+
+TEST(OverlayForeground, TintsEveryForegroundPixelReportedOrNot) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // The lone pixel (label 3) is below min-area: tinted all the same.
+  check_overlay("overlay=foreground overlay-alpha=0.5 min-area=2", scene(kW, kH, kRects),
+                [](int x, int y) { return tinted(x, y, 128); });
+  // Label 2 (140 pixels) is above max-area.
+  check_overlay("overlay=foreground overlay-alpha=1.0 max-area=100", scene(kW, kH, kRects),
+                [](int x, int y) { return tinted(x, y, 256); });
+}
+
+TEST(OverlayForeground, TintsEvenWhenNothingIsReported) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=foreground overlay-alpha=0.25 max-components=0", scene(kW, kH, kRects),
+                [](int x, int y) { return tinted(x, y, 64); });
+}
+
+TEST(OverlayForeground, ZeroAlphaTintsNothing) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill+foreground overlay-alpha=0.0", scene(kW, kH, kRects),
+                [](int, int) { return Expect{}; });
+}
+
+TEST(OverlayForeground, FillOfReportedComponentsOverTheTint) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  check_overlay("overlay=fill+foreground overlay-alpha=1.0 min-area=2", scene(kW, kH, kRects),
+                [](int x, int y) {
+                  const int l = label_at(kRects, x, y);
+                  if (!l) return Expect{};
+                  return l == 3 ? Expect{0, 256, kTint} : Expect{l, 256, kFill};
+                });
+}
+
+TEST(OverlayForeground, BoxesOverTheTint) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // Label 2 is not reported (max-area): tinted, no box.
+  // Without tracking, so that a box's color key is its label.
+  check_overlay("overlay=boxes+foreground overlay-alpha=0.75 max-area=100 tracking=false",
+                scene(kW, kH, kRects),
+                [](int x, int y) {
+                  for (size_t i = 0; i < kRects.size(); ++i)
+                    if (i != 1 && on_outline(kRects[i], x, y))
+                      return Expect{int(i) + 1, 256, kSolid};
+                  return tinted(x, y, 192);
+                });
+}
+
+// The background model's foreground, tinted: exactly the pixels of the engine's CPU
+// stage's mask, frame after frame, on a scene whose square sits at odd positions too
+// (chroma samples half covered).
+TEST(OverlayForeground, TintsExactlyTheBackgroundModelsMask) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  constexpr int w = 53, h = 37;
+  for (PixelFormat f : test::all_formats()) {
+    SCOPED_TRACE(to_string(f));
+    const bool yuv = f == PixelFormat::NV12 || f == PixelFormat::I420;
+    Harness harness("foreground=background overlay=foreground overlay-alpha=0.6");
+    harness.set_caps(f, w, h);
+    Options o = reference_options();
+    o.foreground = ForegroundModel::Background;
+    ForegroundStage stage;
+    // The square enters once the model learns slowly enough (1/18 per frame) that a
+    // new color at a pixel is foreground, not a mode of the background yet.
+    constexpr int kLearn = 8;
+    for (int i = 0; i < kLearn + 6; ++i) {
+      const int sx = i < kLearn ? -100 : 3 + 5 * (i - kLearn);
+      const Frame frame = element_test::channel_frame(f, w, h, [&](int x, int y) {
+        const bool in = x >= sx && x < sx + 9 && y >= 11 && y < 20;
+        const uint8_t v = in ? 230 : uint8_t(40 + (x * 7 + y * 13) % 50);
+        return yuv ? Channels{v, uint8_t(90 + x % 3), 150} : Channels{v, uint8_t(v / 2), 90};
+      });
+      BinaryImage mask;
+      Result ref;
+      reference_label(frame.view, o, stage, ref, &mask);
+      GstBuffer* out = harness.process(buffer_from_frame(frame));
+      ASSERT_NE(out, nullptr);
+      expect_planes_equal(read_planes(out, f, w, h),
+                          expected_planes(frame,
+                                          [&](int x, int y) {
+                                            return mask.pixels[size_t(y) * w + x]
+                                                       ? Expect{0, 154, kTint}
+                                                       : Expect{};
+                                          }),
+                          "frame " + std::to_string(i));
+      if (i >= kLearn) {
+        EXPECT_GT(ref.num_components, 0u) << "frame " << i << ": nothing to tint";
+      }
+      gst_buffer_unref(out);
+    }
+  }
 }
 
 TEST(Overlay, CudaDrawsTheSameBytesAsTheHost) {
   std::string why;
   if (!cuda_usable(&why)) GTEST_SKIP() << "needs a CUDA device: " << why;
   uint32_t seed = 900;
+  for (const char* props : {"overlay=fill+boxes+centroids overlay-alpha=0.37 min-area=3",
+                            "overlay=fill+boxes+foreground overlay-alpha=0.37 min-area=3 "
+                            "max-area=200"}) {
+    for (PixelFormat f : test::all_formats()) {
+      for (const auto& size : {std::pair{97, 61}, std::pair{640, 360}}) {
+        const GrayImage g = random_gray(size.first, size.second, 0.45, 3, seed++);
+        const Frame frame = make_frame(g, f, 9);
+        std::vector<std::vector<uint8_t>> results[2];
+        for (int i = 0; i < 2; ++i) {
+          Harness h(props, i == 0 ? "cpu" : "cuda");
+          h.set_caps(f, g.width, g.height);
+          GstBuffer* out = h.process(buffer_from_frame(frame));
+          ASSERT_NE(out, nullptr);
+          results[i] = read_planes(out, f, g.width, g.height);
+          gst_buffer_unref(out);
+        }
+        expect_planes_equal(results[1], results[0],
+                            std::string(props) + ": cuda vs cpu " + to_string(f));
+      }
+    }
+  }
+}
+
+// The background model and its tint on both backends, frame after frame (host frames:
+// the CUDA backend uploads every plane for the model).
+TEST(OverlayForeground, CudaTintsTheSameBytesAsTheHost) {
+  std::string why;
+  if (!cuda_usable(&why)) GTEST_SKIP() << "needs a CUDA device: " << why;
+  constexpr int w = 161, h = 93;
   for (PixelFormat f : test::all_formats()) {
-    for (const auto& size : {std::pair{97, 61}, std::pair{640, 360}}) {
-      const GrayImage g = random_gray(size.first, size.second, 0.45, 3, seed++);
-      const Frame frame = make_frame(g, f, 9);
+    Harness cpu("foreground=background close-radius=1 overlay=foreground+boxes", "cpu");
+    Harness cuda("foreground=background close-radius=1 overlay=foreground+boxes", "cuda");
+    cpu.set_caps(f, w, h);
+    cuda.set_caps(f, w, h);
+    for (int i = 0; i < 16; ++i) {
+      const Frame frame = element_test::channel_frame(f, w, h, [&](int x, int y) {
+        const int dx = x - (10 + 9 * i), dy = y - 40;
+        const bool disc = i >= 6 && dx * dx + dy * dy < 150;
+        const uint8_t v = disc ? 210 : uint8_t(30 + (x * 3 + y * 5) % 90);
+        return Channels{v, uint8_t(disc ? 70 : 120 + y % 7), uint8_t(disc ? 200 : 128)};
+      });
       std::vector<std::vector<uint8_t>> results[2];
-      for (int i = 0; i < 2; ++i) {
-        Harness h("overlay=fill+boxes+centroids overlay-alpha=0.37 min-area=3",
-                  i == 0 ? "cpu" : "cuda");
-        h.set_caps(f, g.width, g.height);
-        GstBuffer* out = h.process(buffer_from_frame(frame));
+      Harness* hs[2] = {&cpu, &cuda};
+      for (int k = 0; k < 2; ++k) {
+        GstBuffer* out = hs[k]->process(buffer_from_frame(frame));
         ASSERT_NE(out, nullptr);
-        results[i] = read_planes(out, f, g.width, g.height);
+        results[k] = read_planes(out, f, w, h);
         gst_buffer_unref(out);
       }
-      expect_planes_equal(results[1], results[0], std::string("cuda vs cpu ") + to_string(f));
+      expect_planes_equal(results[1], results[0],
+                          std::string("cuda vs cpu ") + to_string(f) + " frame " +
+                              std::to_string(i));
     }
   }
 }

@@ -117,7 +117,7 @@ TEST(Properties, OutOfRangeValuesAreRefused) {
   g_object_set(e, "min-area", 0u, nullptr);
   g_object_set(e, "cuda-device-id", -2, nullptr);
   g_object_set(e, "threshold-mode", 7, nullptr);
-  g_object_set(e, "overlay", 0x10u, nullptr);
+  g_object_set(e, "overlay", 0x20u, nullptr);
   EXPECT_EQ(warnings.count, 9);
 
   guint threshold, min_area, overlay;
@@ -144,6 +144,108 @@ TEST(Properties, OutOfRangeValuesAreRefused) {
   gst_util_set_object_arg(G_OBJECT(e), "overlay", "fill+boxes+centroids");
   g_object_get(e, "overlay", &overlay, nullptr);
   EXPECT_EQ(overlay, 7u);
+  gst_object_unref(e);
+}
+
+TEST(Properties, ForegroundPropertiesHaveTheirDefaultsAndRanges) {
+  GstElement* e = gst_element_factory_make("cudaccl", nullptr);
+  ASSERT_NE(e, nullptr);
+  gint foreground;
+  guint history, open_radius, close_radius, max_area;
+  gdouble rate, variance;
+  gboolean shadows;
+  gchar* mask = nullptr;
+  g_object_get(e, "foreground", &foreground, "history", &history, "learning-rate", &rate,
+               "variance-threshold", &variance, "detect-shadows", &shadows, "open-radius",
+               &open_radius, "close-radius", &close_radius, "max-area", &max_area,
+               "mask-location", &mask, nullptr);
+  EXPECT_EQ(foreground, 0);  // threshold
+  EXPECT_EQ(history, 500u);
+  EXPECT_DOUBLE_EQ(rate, -1.0);
+  EXPECT_DOUBLE_EQ(variance, 16.0);
+  EXPECT_TRUE(shadows);
+  EXPECT_EQ(open_radius, 0u);
+  EXPECT_EQ(close_radius, 0u);
+  EXPECT_EQ(max_area, 0u);
+  EXPECT_EQ(mask, nullptr);
+  g_free(mask);
+
+  GParamSpec* fg = pspec(e, "foreground");
+  ASSERT_NE(fg, nullptr);
+  EXPECT_STREQ(g_type_name(G_PARAM_SPEC_VALUE_TYPE(fg)), "GstCudaCclForeground");
+  GEnumClass* models = G_PARAM_SPEC_ENUM(fg)->enum_class;
+  ASSERT_EQ(models->n_values, 2u);
+  EXPECT_EQ(g_enum_get_value_by_nick(models, "threshold")->value, 0);
+  EXPECT_EQ(g_enum_get_value_by_nick(models, "background")->value, 1);
+
+  auto* h = G_PARAM_SPEC_UINT(pspec(e, "history"));
+  EXPECT_EQ(h->minimum, 1u);
+  EXPECT_EQ(h->maximum, 100000u);
+  auto* lr = G_PARAM_SPEC_DOUBLE(pspec(e, "learning-rate"));
+  EXPECT_EQ(lr->minimum, -1.0);
+  EXPECT_EQ(lr->maximum, 1.0);
+  auto* vt = G_PARAM_SPEC_DOUBLE(pspec(e, "variance-threshold"));
+  EXPECT_EQ(vt->minimum, 1.0);
+  EXPECT_EQ(vt->maximum, 255.0);
+  for (const char* name : {"open-radius", "close-radius"}) {
+    auto* r = G_PARAM_SPEC_UINT(pspec(e, name));
+    EXPECT_EQ(r->minimum, 0u) << name;
+    EXPECT_EQ(r->maximum, 32u) << name;
+  }
+  auto* ma = G_PARAM_SPEC_UINT(pspec(e, "max-area"));
+  EXPECT_EQ(ma->minimum, 0u);
+  EXPECT_EQ(ma->maximum, G_MAXUINT);
+  EXPECT_EQ(G_PARAM_SPEC_VALUE_TYPE(pspec(e, "mask-location")), G_TYPE_STRING);
+  // The foreground tint comes after trails, so existing values keep their bits.
+  GFlagsClass* overlay = G_PARAM_SPEC_FLAGS(pspec(e, "overlay"))->flags_class;
+  const GFlagsValue* tint = g_flags_get_value_by_nick(overlay, "foreground");
+  ASSERT_NE(tint, nullptr);
+  EXPECT_EQ(tint->value, 0x10u);
+  for (const char* name : {"foreground", "history", "learning-rate", "variance-threshold",
+                           "detect-shadows", "open-radius", "close-radius", "max-area",
+                           "mask-location"})
+    EXPECT_GT(strlen(g_param_spec_get_blurb(pspec(e, name))), 40u) << name;
+  gst_object_unref(e);
+}
+
+TEST(Properties, OutOfRangeForegroundValuesAreRefused) {
+  GstElement* e = gst_element_factory_make("cudaccl", nullptr);
+  ASSERT_NE(e, nullptr);
+  g_object_set(e, "history", 1u, "learning-rate", 0.0, "variance-threshold", 255.0,
+               "open-radius", 32u, "close-radius", 32u, "foreground", 1, nullptr);
+  WarningCounter warnings;
+  g_object_set(e, "history", 0u, nullptr);
+  g_object_set(e, "history", 100001u, nullptr);
+  g_object_set(e, "learning-rate", -1.5, nullptr);
+  g_object_set(e, "learning-rate", 1.01, nullptr);
+  g_object_set(e, "variance-threshold", 0.5, nullptr);
+  g_object_set(e, "variance-threshold", 255.5, nullptr);
+  g_object_set(e, "open-radius", 33u, nullptr);
+  g_object_set(e, "close-radius", 1000u, nullptr);
+  g_object_set(e, "foreground", 2, nullptr);
+  EXPECT_EQ(warnings.count, 9);
+
+  guint history, open_radius, close_radius;
+  gdouble rate, variance;
+  gint foreground;
+  g_object_get(e, "history", &history, "learning-rate", &rate, "variance-threshold", &variance,
+               "open-radius", &open_radius, "close-radius", &close_radius, "foreground",
+               &foreground, nullptr);
+  EXPECT_EQ(history, 1u);
+  EXPECT_DOUBLE_EQ(rate, 0.0);
+  EXPECT_DOUBLE_EQ(variance, 255.0);
+  EXPECT_EQ(open_radius, 32u);
+  EXPECT_EQ(close_radius, 32u);
+  EXPECT_EQ(foreground, 1);
+
+  // gst-launch syntax, as users type it.
+  gst_util_set_object_arg(G_OBJECT(e), "foreground", "threshold");
+  g_object_get(e, "foreground", &foreground, nullptr);
+  EXPECT_EQ(foreground, 0);
+  gst_util_set_object_arg(G_OBJECT(e), "overlay", "boxes+trails+foreground");
+  guint overlay;
+  g_object_get(e, "overlay", &overlay, nullptr);
+  EXPECT_EQ(overlay, 0x1Au);
   gst_object_unref(e);
 }
 

@@ -3,8 +3,14 @@
 // full component table and label image must be equal byte for byte, and with tracking
 // a ccl::Tracker fed each side's tables must give the same tracks.
 //
+// Mixed into the same stream of cases (--foreground-percent of them, 10 by default):
+// foreground sequences (foreground_fuzz.h), 2 to 20 frames of a moving color scene
+// through one engine's foreground stage and one ccl::ForegroundStage, with random
+// model settings, cleanup radii, a region, a reset; every frame's mask, count, table
+// and label image must be equal.
+//
 //   gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR] [--max-side N]
-//            [--checkers N]
+//            [--checkers N] [--foreground-percent P]
 //   gpu_fuzz --case "<line printed on a mismatch>"
 //
 // Cases are prepared (frames and references) on the cores the checkers leave, while
@@ -12,8 +18,9 @@
 // on the GPU at once; the summary says how long checkers waited for cases and workers
 // prepared them, so a run shows which side held it back. A mismatch prints its
 // one-line reproducer and writes the frame's luma as PGM to --out. The last line reads
-// "N frames, M mismatches, seed S"; the exit status is 1 when M > 0, 0 otherwise (and
-// 77, "skipped", saying why, without a usable device).
+// "N frames, M mismatches, seed S" (N counts cases, a sequence as one; the line before
+// it counts the foreground sequences among them); the exit status is 1 when M > 0, 0
+// otherwise (and 77, "skipped", saying why, without a usable device).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,6 +44,9 @@
 #include "ccl/tracker.h"
 #include "ccl/types.h"
 #include "compare.h"
+#include "ccl/foreground.h"
+#include "foreground_fuzz.h"
+#include "foreground_scenes.h"
 #include "fuzz_frames.h"
 #include "splitmix.h"
 
@@ -54,15 +64,62 @@ struct Args {
   std::string case_line;
   int max_side = 4096;
   size_t checkers = 3;  // threads labeling on the GPU, each with its own engine
+  int foreground_percent = 10;  // of the cases, foreground sequences
 };
 
-// A case with its frames and the reference's results, ready for the GPU.
+// Foreground sequences stay at most this large a side: each prepared one holds up to
+// 20 frames with their masks and labels while it waits for a checker.
+constexpr int kForegroundMaxWidth = 1280, kForegroundMaxHeight = 720;
+
+// A case with its frames and the reference's results, ready for the GPU: a labeling
+// case (c), or a foreground sequence (fc, with the CPU stage's masks).
 struct Prepared {
+  bool foreground = false;
   test::FuzzCase c;
+  test::ForegroundFuzzCase fc;
   std::vector<test::Frame> frames;
   std::vector<Result> want;
+  std::vector<BinaryImage> masks;
   std::string error;  // the reference threw (a bug of the generator or reference)
+
+  std::string line() const { return foreground ? test::to_line(fc) : test::to_line(c); }
 };
+
+// What happens before frame t of a foreground sequence, the same on both sides: the
+// region is set before the first frame, maybe cleared later, the model maybe reset.
+template <class SetRegion, class Reset>
+void foreground_events(const test::ForegroundFuzzCase& c, int t, const std::vector<uint8_t>& region,
+                       size_t stride, SetRegion&& set_region, Reset&& reset) {
+  if (t == 0 && !region.empty()) set_region(region.data(), c.width, c.height, stride);
+  if (t == c.region_clear) set_region(nullptr, 0, 0, 0);
+  if (t == c.reset) reset();
+}
+
+Prepared prepare_foreground(const test::ForegroundFuzzCase& c) {
+  Prepared p;
+  p.foreground = true;
+  p.fc = c;
+  try {
+    const Options options = test::foreground_options(c);
+    const test::Scene scene(test::foreground_scene(c));
+    ForegroundStage stage;
+    size_t stride = 0;
+    const std::vector<uint8_t> region = test::foreground_region(c, &stride);
+    for (int t = 0; t < c.frames; ++t) {
+      foreground_events(
+          c, t, region, stride,
+          [&](const uint8_t* r, int w, int h, size_t s) { stage.set_region(r, w, h, s); },
+          [&] { stage.reset(); });
+      p.frames.push_back(test::foreground_frame(scene, c, t));
+      p.want.emplace_back();
+      p.masks.emplace_back();
+      reference_label(p.frames.back().view, options, stage, p.want.back(), &p.masks.back());
+    }
+  } catch (const std::exception& e) {
+    p.error = std::string("reference: ") + e.what();
+  }
+  return p;
+}
 
 Prepared prepare(const test::FuzzCase& c) {
   Prepared p;
@@ -112,11 +169,66 @@ void write_pgm(const std::string& path, const test::GrayImage& g) {
   f.write(reinterpret_cast<const char*>(g.pixels.data()), std::streamsize(g.pixels.size()));
 }
 
+// A foreground sequence's frame as the scene drew it (RGB), and the CPU's mask (0/255).
+void write_foreground_files(const std::string& base, const Prepared& p, int frame) {
+  const test::ColorImage img = test::Scene(test::foreground_scene(p.fc)).frame(frame);
+  std::ofstream f(base + ".ppm", std::ios::binary);
+  f << "P6\n" << img.width << " " << img.height << "\n255\n";
+  f.write(reinterpret_cast<const char*>(img.rgb.data()), std::streamsize(img.rgb.size()));
+  if (size_t(frame) < p.masks.size()) {
+    test::GrayImage m;
+    m.width = img.width;
+    m.height = img.height;
+    for (uint8_t v : p.masks[size_t(frame)].pixels) m.pixels.push_back(v ? 255 : 0);
+    write_pgm(base + "-cpu-mask.pgm", m);
+  }
+}
+
+// Runs a prepared foreground sequence through `engine` (shared with the other cases:
+// its model starts over and its region is cleared again whatever happens).
+std::string check_foreground(cuda::Engine& engine, const Prepared& p, int* frame) {
+  struct ClearRegion {
+    cuda::Engine& e;
+    ~ClearRegion() {
+      try {
+        e.set_region(nullptr, 0, 0);
+      } catch (...) {
+      }
+    }
+  } clear_region{engine};
+  const test::ForegroundFuzzCase& c = p.fc;
+  const Options options = test::foreground_options(c);
+  size_t stride = 0;
+  const std::vector<uint8_t> region = test::foreground_region(c, &stride);
+  std::vector<uint8_t> mask;
+  try {
+    engine.set_region(nullptr, 0, 0);
+    engine.reset_foreground();
+    for (size_t t = 0; t < p.frames.size(); ++t) {
+      *frame = int(t);
+      foreground_events(
+          c, int(t), region, stride,
+          [&](const uint8_t* r, int w, int h, size_t s) { engine.set_region(r, w, h, s); },
+          [&] { engine.reset_foreground(); });
+      Result got;
+      engine.label_host(p.frames[t].view, options, got);
+      engine.copy_mask(mask);
+      std::string diff = test::mask_difference(mask, p.masks[t]);
+      if (diff.empty()) diff = test::difference(got, p.want[t]);
+      if (!diff.empty()) return diff;
+    }
+  } catch (const std::exception& e) {
+    return std::string("engine: ") + e.what();
+  }
+  return "";
+}
+
 // Labels the prepared case on the GPU; empty when everything matches, otherwise what
 // differs (and *frame, which frame of a sequence).
 std::string check(cuda::Engine& engine, const Prepared& p, int* frame) {
   *frame = 0;
   if (!p.error.empty()) return p.error;
+  if (p.foreground) return check_foreground(engine, p, frame);
   const Options options = test::fuzz_options(p.c);
   Tracker on_gpu, on_reference;
   std::vector<TrackInfo> gpu_tracks, ref_tracks;
@@ -158,6 +270,22 @@ void grow_to_largest(cuda::Engine& engine, int side) {
       Result r;
       engine.label_host(view, o, r);
     }
+  // The foreground stage's buffers too: the model of three channels, the cleanup's
+  // scratch and a region, at the largest foreground case.
+  const int fw = std::min(side, kForegroundMaxWidth), fh = std::min(side, kForegroundMaxHeight);
+  test::SceneSpec spec;
+  spec.width = fw;
+  spec.height = fh;
+  const test::Frame frame = test::to_frame(test::Scene(spec).frame(0), PixelFormat::NV12);
+  const std::vector<uint8_t> region(size_t(fw) * fh, 1);
+  engine.set_region(region.data(), fw, fh);
+  Options o;
+  o.foreground = ForegroundModel::Background;
+  o.close_radius = 1;
+  Result r;
+  engine.label_host(frame.view, o, r);
+  engine.set_region(nullptr, 0, 0);
+  engine.reset_foreground();
 }
 
 // Case i's seed: the i-th value of splitmix64 from the run's seed.
@@ -167,7 +295,7 @@ uint64_t case_seed(uint64_t run_seed, uint64_t i) {
 
 void usage() {
   std::cout << "usage: gpu_fuzz [--seed N] [--frames N] [--budget-seconds S] [--out DIR]\n"
-               "                [--max-side N] [--checkers N]\n"
+               "                [--max-side N] [--checkers N] [--foreground-percent P]\n"
                "       gpu_fuzz --case \"<reproducer line>\"\n";
 }
 
@@ -186,6 +314,8 @@ bool parse_args(int argc, char** argv, Args* a) {
       else if (arg == "--case") a->case_line = value();
       else if (arg == "--max-side") a->max_side = std::stoi(value());
       else if (arg == "--checkers") a->checkers = std::max(1, std::stoi(value()));
+      else if (arg == "--foreground-percent")
+        a->foreground_percent = std::clamp(std::stoi(value()), 0, 100);
       else if (arg == "--help" || arg == "-h") return usage(), false;
       else throw std::invalid_argument("unknown argument " + arg);
     } catch (const std::exception& e) {
@@ -206,13 +336,18 @@ int main(int argc, char** argv) {
     args.seed = uint64_t(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007ull;
 
   test::FuzzCase single;
+  test::ForegroundFuzzCase single_foreground;
+  const bool single_is_foreground = test::is_foreground_line(args.case_line);
   if (!args.case_line.empty()) {
     std::string why;
-    if (!test::parse_fuzz_case(args.case_line, &single, &why)) {
+    const bool ok = single_is_foreground
+                        ? test::parse_foreground_case(args.case_line, &single_foreground, &why)
+                        : test::parse_fuzz_case(args.case_line, &single, &why);
+    if (!ok) {
       std::cerr << "gpu_fuzz: --case: " << why << "\n";
       return 2;
     }
-    args.seed = single.seed;
+    args.seed = single_is_foreground ? single_foreground.seed : single.seed;
     args.frames = 1;
   }
 
@@ -228,8 +363,16 @@ int main(int argc, char** argv) {
   test::FuzzLimits limits;
   limits.max_side = args.max_side;
   limits.max_pixels = std::min<int64_t>(limits.max_pixels, int64_t(args.max_side) * args.max_side);
-  auto case_at = [&](uint64_t i) {
-    return args.case_line.empty() ? test::random_fuzz_case(case_seed(args.seed, i), limits) : single;
+  // Case i is a foreground sequence when its seed says so (foreground_percent of
+  // them), drawn from a seed of its own so that it shares nothing with the labeling
+  // case it replaces.
+  auto prepare_case = [&](uint64_t i) {
+    if (!args.case_line.empty())
+      return single_is_foreground ? prepare_foreground(single_foreground) : prepare(single);
+    const uint64_t seed = case_seed(args.seed, i);
+    if (int(test::splitmix64(seed ^ 0xF00D) % 100) < args.foreground_percent)
+      return prepare_foreground(test::random_foreground_case(test::splitmix64(seed), args.max_side));
+    return prepare(test::random_fuzz_case(seed, limits));
   };
 
   const auto start = Clock::now();
@@ -261,7 +404,7 @@ int main(int argc, char** argv) {
         const uint64_t i = next++;
         if (i >= args.frames || out_of_time()) break;
         const auto began = Clock::now();
-        Prepared p = prepare(case_at(i));
+        Prepared p = prepare_case(i);
         const double took = seconds_since(began);
         std::unique_lock<std::mutex> l(lock);
         preparing += took;
@@ -275,6 +418,7 @@ int main(int argc, char** argv) {
     });
 
   uint64_t done = 0, mismatches = 0, images = 0, pgms = 0;
+  uint64_t fg_done = 0, fg_images = 0, fg_mismatches = 0;  // foreground sequences
   const double kSlowSeconds = 2.0;
   double slowest = 0, busy = 0, idle = 0;  // checker seconds labeling, waiting for cases
   std::string slowest_line;
@@ -312,7 +456,7 @@ int main(int argc, char** argv) {
       const auto checked_at = Clock::now();
       const std::string diff = check(*engine, p, &frame);
       const double took = seconds_since(checked_at);
-      const std::string line = test::to_line(p.c);
+      const std::string line = p.line();
       std::lock_guard<std::mutex> l(lock);
       busy += took;
       if (took > slowest) slowest = took, slowest_line = line;
@@ -322,6 +466,11 @@ int main(int argc, char** argv) {
         std::cout << "SLOW " << took << " s on the GPU: " << line << std::endl;
       ++done;
       images += p.frames.size();
+      if (p.foreground) {
+        ++fg_done;
+        fg_images += p.frames.size();
+        fg_mismatches += !diff.empty();
+      }
       if (Clock::now() - last_report > std::chrono::seconds(30)) {
         last_report = Clock::now();
         std::cout << "gpu_fuzz: " << done << " frames checked in " << int(seconds_since(start))
@@ -333,9 +482,11 @@ int main(int argc, char** argv) {
       if (pgms < kMaxPgms) {
         std::error_code ec;
         if (!out_ready) out_ready = std::filesystem::create_directories(args.out, ec) || !ec;
-        const std::string base = args.out + "/fuzz-" + std::to_string(p.c.seed) + "-frame" +
+        const std::string base = args.out + (p.foreground ? "/fuzz-foreground-" : "/fuzz-") +
+                                 std::to_string(p.foreground ? p.fc.seed : p.c.seed) + "-frame" +
                                  std::to_string(frame);
-        write_pgm(base + ".pgm", test::fuzz_gray(p.c, frame));
+        if (p.foreground) write_foreground_files(base, p, frame);
+        else write_pgm(base + ".pgm", test::fuzz_gray(p.c, frame));
         std::ofstream(base + ".txt") << line << "\nframe " << frame << ": " << diff << "\n";
         ++pgms;
       }
@@ -362,6 +513,8 @@ int main(int argc, char** argv) {
             << " checker threads (busy " << busy << " s, waiting for cases " << idle << " s); "
             << workers << " workers prepared for " << preparing << " s; slowest case "
             << slowest << " s: " << slowest_line << std::endl;
+  std::cout << "gpu_fuzz: foreground: " << fg_done << " sequences, " << fg_images << " frames, "
+            << fg_mismatches << " mismatches" << std::endl;
   std::cout << done << " frames, " << mismatches << " mismatches, seed " << args.seed
             << std::endl;
   return mismatches ? 1 : 0;

@@ -1,0 +1,197 @@
+// The detectors and frame formats of pipelines.h.
+#include "pipelines.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/imgproc.hpp>
+
+#include "ccl/luma.h"
+#include "ccl/reference.h"
+
+namespace ccl::quality {
+
+const char* to_string(Format f) {
+  switch (f) {
+    case Format::RGBx: return "RGBx";
+    case Format::NV12: return "NV12";
+    case Format::Gray8: return "GRAY8";
+  }
+  return "?";
+}
+
+namespace {
+
+uint8_t clamp_byte(double v) { return uint8_t(std::clamp(std::lround(v), 0L, 255L)); }
+
+// Limited-range BT.601, the encoding of camera NV12 and the one OpenCV's NV12 decoder
+// assumes.
+double y601(double r, double g, double b) { return 16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255; }
+double u601(double r, double g, double b) { return 128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255; }
+double v601(double r, double g, double b) { return 128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255; }
+
+}  // namespace
+
+void convert(const cv::Mat& rgb, Format format, Input& out) {
+  const int W = rgb.cols, H = rgb.rows;
+  out.view = ImageView{};
+  out.view.width = W;
+  out.view.height = H;
+  switch (format) {
+    case Format::RGBx: {
+      out.plane0.resize(size_t(W) * H * 4);
+      for (int y = 0; y < H; ++y) {
+        const uint8_t* s = rgb.ptr<uint8_t>(y);
+        uint8_t* d = out.plane0.data() + size_t(y) * W * 4;
+        for (int x = 0; x < W; ++x) {
+          d[4 * x] = s[3 * x];
+          d[4 * x + 1] = s[3 * x + 1];
+          d[4 * x + 2] = s[3 * x + 2];
+          d[4 * x + 3] = 0xFF;
+        }
+      }
+      out.view.format = PixelFormat::RGBx;
+      out.view.planes[0] = out.plane0.data();
+      out.view.strides[0] = size_t(W) * 4;
+      cv::cvtColor(rgb, out.peer, cv::COLOR_RGB2BGR);
+      break;
+    }
+    case Format::NV12: {
+      // Luma per pixel; chroma of each 2x2 block from the block's mean color.
+      out.plane0.resize(size_t(W) * H);
+      out.plane1.resize(size_t(W) * (H / 2));
+      for (int y = 0; y < H; ++y) {
+        const uint8_t* s = rgb.ptr<uint8_t>(y);
+        for (int x = 0; x < W; ++x)
+          out.plane0[size_t(y) * W + x] = clamp_byte(y601(s[3 * x], s[3 * x + 1], s[3 * x + 2]));
+      }
+      for (int y = 0; y < H / 2; ++y)
+        for (int x = 0; x < W / 2; ++x) {
+          double r = 0, g = 0, b = 0;
+          for (int dy = 0; dy < 2; ++dy)
+            for (int dx = 0; dx < 2; ++dx) {
+              const uint8_t* p = rgb.ptr<uint8_t>(2 * y + dy) + 3 * (2 * x + dx);
+              r += p[0] / 4.0;
+              g += p[1] / 4.0;
+              b += p[2] / 4.0;
+            }
+          out.plane1[size_t(y) * W + 2 * x] = clamp_byte(u601(r, g, b));
+          out.plane1[size_t(y) * W + 2 * x + 1] = clamp_byte(v601(r, g, b));
+        }
+      out.view.format = PixelFormat::NV12;
+      out.view.planes[0] = out.plane0.data();
+      out.view.planes[1] = out.plane1.data();
+      out.view.strides[0] = out.view.strides[1] = size_t(W);
+      cv::Mat nv12(H + H / 2, W, CV_8UC1);
+      std::copy(out.plane0.begin(), out.plane0.end(), nv12.ptr<uint8_t>(0));
+      std::copy(out.plane1.begin(), out.plane1.end(), nv12.ptr<uint8_t>(H));
+      cv::cvtColor(nv12, out.peer, cv::COLOR_YUV2BGR_NV12);
+      break;
+    }
+    case Format::Gray8: {
+      out.plane0.resize(size_t(W) * H);
+      for (int y = 0; y < H; ++y) {
+        const uint8_t* s = rgb.ptr<uint8_t>(y);
+        for (int x = 0; x < W; ++x)
+          out.plane0[size_t(y) * W + x] = uint8_t(bt601_luma(s[3 * x], s[3 * x + 1], s[3 * x + 2]));
+      }
+      out.view = ImageView::gray8(out.plane0.data(), W, H);
+      out.peer = cv::Mat(H, W, CV_8UC1, out.plane0.data()).clone();
+      break;
+    }
+  }
+}
+
+namespace {
+
+class Ours : public Detector {
+ public:
+  explicit Ours(const Cleanup& c) {
+    options_.foreground = ForegroundModel::Background;  // BackgroundOptions: defaults
+    options_.close_radius = c.close_radius;
+    options_.min_area = c.min_area;
+    options_.connectivity = 8;
+    options_.write_labels = false;
+  }
+
+  void process(const Input& in, std::vector<Detection>& out, BinaryImage& mask) override {
+    reference_label(in.view, options_, stage_, result_, &mask);
+    tracker_.update(in.view.width, in.view.height, result_.components, tracks_);
+    out.clear();
+    for (size_t i = 0; i < result_.components.size(); ++i) {
+      const Component& c = result_.components[i];
+      out.push_back({c.x, c.y, c.width, c.height, c.area, tracks_[i].id});
+    }
+  }
+
+ private:
+  Options options_;
+  ForegroundStage stage_;
+  Tracker tracker_;
+  Result result_;
+  std::vector<TrackInfo> tracks_;
+};
+
+class Mog2 : public Detector {
+ public:
+  explicit Mog2(const Cleanup& c)
+      : cleanup_(c),
+        mog2_(cv::createBackgroundSubtractorMOG2()),  // history 500, varThreshold 16, shadows on
+        kernel_(cv::getStructuringElement(cv::MORPH_RECT,
+                                          cv::Size(2 * c.close_radius + 1, 2 * c.close_radius + 1))) {}
+
+  void process(const Input& in, std::vector<Detection>& out, BinaryImage& mask) override {
+    mog2_->apply(in.peer, fg_);  // learning rate -1: 1/min(2n, history), as ours
+    // MOG2 marks shadows 127 and foreground 255. Shadows are counted as background:
+    // that is the stronger peer (its shadows would otherwise be false foreground),
+    // and it is what ours does by design.
+    cv::compare(fg_, 255, binary_, cv::CMP_EQ);
+    if (cleanup_.close_radius > 0) cv::morphologyEx(binary_, binary_, cv::MORPH_CLOSE, kernel_);
+    const int n = cv::connectedComponentsWithStats(binary_, labels_, stats_, centroids_, 8, CV_32S);
+    components_.clear();
+    for (int i = 1; i < n; ++i) {
+      const int* s = stats_.ptr<int>(i);
+      const uint64_t area = uint64_t(s[cv::CC_STAT_AREA]);
+      if (area < cleanup_.min_area) continue;
+      Component c;
+      c.label = uint32_t(i);
+      c.x = s[cv::CC_STAT_LEFT];
+      c.y = s[cv::CC_STAT_TOP];
+      c.width = s[cv::CC_STAT_WIDTH];
+      c.height = s[cv::CC_STAT_HEIGHT];
+      c.area = area;
+      // The tracker reads centroids from the sums.
+      c.sum_x = uint64_t(std::llround(centroids_.at<double>(i, 0) * double(area)));
+      c.sum_y = uint64_t(std::llround(centroids_.at<double>(i, 1) * double(area)));
+      components_.push_back(c);
+    }
+    tracker_.update(in.peer.cols, in.peer.rows, components_, tracks_);
+    out.clear();
+    for (size_t i = 0; i < components_.size(); ++i) {
+      const Component& c = components_[i];
+      out.push_back({c.x, c.y, c.width, c.height, c.area, tracks_[i].id});
+    }
+    mask.width = binary_.cols;
+    mask.height = binary_.rows;
+    mask.pixels.resize(size_t(binary_.total()));
+    for (int y = 0; y < binary_.rows; ++y) {
+      const uint8_t* s = binary_.ptr<uint8_t>(y);
+      for (int x = 0; x < binary_.cols; ++x) mask.pixels[size_t(y) * binary_.cols + x] = s[x] ? 1 : 0;
+    }
+  }
+
+ private:
+  Cleanup cleanup_;
+  cv::Ptr<cv::BackgroundSubtractorMOG2> mog2_;
+  cv::Mat kernel_, fg_, binary_, labels_, stats_, centroids_;
+  std::vector<Component> components_;
+  Tracker tracker_;
+  std::vector<TrackInfo> tracks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Detector> make_ours(const Cleanup& cleanup) { return std::make_unique<Ours>(cleanup); }
+std::unique_ptr<Detector> make_mog2(const Cleanup& cleanup) { return std::make_unique<Mog2>(cleanup); }
+
+}  // namespace ccl::quality
