@@ -166,20 +166,17 @@ bg::StepParams ForegroundPass::begin_frame(const ImageView& image, const Options
     frames_ = 0;
     return bg::StepParams{};
   }
-  const int channels = background_channels(image.format);
-  const bool chroma = bg::chroma_channels(image.format);
-  if (image.width != width_ || image.height != height_ || channels != channels_ ||
-      chroma != chroma_) {
+  // Any other format restarts the model: BGRA read as RGBA would swap two channels.
+  if (image.width != width_ || image.height != height_ || image.format != format_) {
     width_ = image.width;
     height_ = image.height;
-    channels_ = channels;
-    chroma_ = chroma;
+    format_ = image.format;
     frames_ = 0;
   }
   ++frames_;
   const BackgroundOptions& o = options.background;
   return bg::step_params(o.history, o.learning_rate, o.variance_threshold, o.detect_shadows,
-                         frames_, chroma);
+                         frames_, bg::chroma_channels(image.format));
 }
 
 Foreground ForegroundPass::enqueue(const ImageView& image, const Options& options,

@@ -51,8 +51,8 @@ class ForegroundPass {
  private:
   DeviceBuffer<uint16_t> state_;
   DeviceBuffer<uint8_t> mask_, scratch_, region_;
-  int width_ = 0, height_ = 0, channels_ = 0;
-  bool chroma_ = false;
+  int width_ = 0, height_ = 0;
+  PixelFormat format_ = PixelFormat::Gray8;
   int region_width_ = 0, region_height_ = 0;
   uint64_t frames_ = 0;
 };

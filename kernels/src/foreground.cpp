@@ -79,8 +79,8 @@ void clean_mask(BinaryImage& mask, int open_radius, int close_radius, const uint
 
 struct ForegroundStage::Impl {
   std::vector<uint16_t> state;  // the model: StateLayout planes of width*height each
-  int width = 0, height = 0, channels = 0;
-  bool chroma = false;
+  int width = 0, height = 0;
+  PixelFormat format = PixelFormat::Gray8;
   uint64_t frames = 0;
   std::vector<uint8_t> region;
   int region_width = 0, region_height = 0;
@@ -90,18 +90,17 @@ struct ForegroundStage::Impl {
   void model(const ImageView& frame, const BackgroundOptions& o, BinaryImage& mask) {
     constexpr int C = Reader::C;
     const size_t plane = size_t(frame.pixels());
-    if (frame.width != width || frame.height != height || C != channels ||
-        chroma != bg::chroma_channels(frame.format)) {
+    if (frame.width != width || frame.height != height || frame.format != format) {
       width = frame.width;
       height = frame.height;
-      channels = C;
-      chroma = bg::chroma_channels(frame.format);
+      format = frame.format;
       frames = 0;
     }
     if (frames == 0) state.assign(plane * bg::StateLayout<C>::kPlanes, 0);
     ++frames;
     const bg::StepParams p = bg::step_params(o.history, o.learning_rate, o.variance_threshold,
-                                             o.detect_shadows, frames, chroma);
+                                             o.detect_shadows, frames,
+                                             bg::chroma_channels(frame.format));
     bg::Planes planes{};
     for (int i = 0; i < 3; ++i) {
       planes.base[i] = static_cast<const uint8_t*>(frame.planes[i]);
