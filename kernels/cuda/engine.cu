@@ -358,11 +358,8 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   DeviceScope scope(d.device);
   const FrameGeometry geo(image.width, image.height);
   const bool masked = d.mask_stage(options);
-  if (masked && options.foreground == ForegroundModel::Background)
-    for (int p = 1; p < plane_count(image.format); ++p)
-      if (!image.planes[p])
-        throw Error(std::string("a ") + to_string(image.format) +
-                    " frame needs its chroma planes on the device for the background model");
+  // A refused frame leaves the model as it was.
+  if (masked) d.foreground.check(image, options);
   d.reserve(image, geo, options);
   d.step = d.foreground.begin_frame(image, options);
   if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);

@@ -142,6 +142,18 @@ unsigned pixel_blocks(size_t pixels) { return ceil_div(pixels, kPixelBlock); }
 
 }  // namespace
 
+void ForegroundPass::check(const ImageView& image, const Options& options) const {
+  if (has_region() && (region_width_ != image.width || region_height_ != image.height))
+    throw Error("the region mask is " + std::to_string(region_width_) + "x" +
+                std::to_string(region_height_) + " but the frame is " +
+                std::to_string(image.width) + "x" + std::to_string(image.height));
+  if (options.foreground == ForegroundModel::Background)
+    for (int p = 1; p < plane_count(image.format); ++p)
+      if (!image.planes[p])
+        throw Error(std::string("a ") + to_string(image.format) +
+                    " frame needs its chroma planes on the device for the background model");
+}
+
 size_t ForegroundPass::pitch(int width) { return round_up(size_t(width), kPitchAlign); }
 
 bool ForegroundPass::reserve(const ImageView& image, const Options& options) {
@@ -184,19 +196,12 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
                                    cudaStream_t stream) {
   const int w = image.width, h = image.height;
   const size_t pixels = size_t(image.pixels());
-  if (has_region() && (region_width_ != w || region_height_ != h))
-    throw Error("the region mask is " + std::to_string(region_width_) + "x" +
-                std::to_string(region_height_) + " but the frame is " + std::to_string(w) +
-                "x" + std::to_string(h));
+  check(image, options);
   const bool cleanup = options.open_radius > 0 || options.close_radius > 0;
   const size_t mp = pitch(w);
   // Without cleanup the first kernel applies the region; with it, the last pass does.
   const uint8_t* first_region = cleanup ? nullptr : region();
   if (options.foreground == ForegroundModel::Background) {
-    for (int p = 1; p < plane_count(image.format); ++p)
-      if (!image.planes[p])
-        throw Error(std::string("a ") + to_string(image.format) +
-                    " frame needs its chroma planes on the device for the background model");
     bg::Planes planes{};
     for (int p = 0; p < 3; ++p) {
       planes.base[p] = static_cast<const uint8_t*>(image.planes[p]);

