@@ -437,10 +437,12 @@ Px object_at(int x, int y) {
 
 // Darkening by `gain` keeping chromaticity: RGB channels scale; in YUV the luma scales
 // and the chroma scales around 128 (what scaling RGB does to YUV).
+// A shadow scales the color's distance from black: in YUV video black is Y 16 (limited
+// range) and U, V 128, as the model assumes.
 Px shadowed(const Px& p, double gain, Family fam) {
   Px s;
   for (int c = 0; c < 3; ++c) {
-    const double offset = fam == Family::Yuv && c > 0 ? 128.0 : 0.0;
+    const double offset = fam != Family::Yuv ? 0.0 : c == 0 ? 16.0 : 128.0;
     s[c] = int(std::lround(offset + (p[c] - offset) * gain));
   }
   return s;
@@ -607,10 +609,15 @@ TEST_P(BackgroundModel, DarkerSameChromaticityIsAShadow) {
       outside += count_all(mask) - count_in(mask, shadow);
     }
     const size_t area = size_t(shadow.w) * shadow.h * frames;
+    // YUV shadows darken toward Y 16, so on the scene's darkest pixels they change Y
+    // less than RGB ones change their colors: a little more of them stays within the
+    // noise either way.
+    const bool yuv = family_of(format()) == Family::Yuv;
     if (shadows)
-      EXPECT_LE(inside, area / 100) << "shadow pixels reported as foreground";
+      EXPECT_LE(inside, area / (yuv ? 50 : 100)) << "shadow pixels reported as foreground";
     else
-      EXPECT_GE(inside, area * 98 / 100) << "without shadow detection a darker region is foreground";
+      EXPECT_GE(inside, area * (yuv ? 95 : 98) / 100)
+          << "without shadow detection a darker region is foreground";
     EXPECT_LE(outside, (mask.pixels.size() * frames - area) / 1000);
   }
 }
