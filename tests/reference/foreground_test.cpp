@@ -616,7 +616,7 @@ TEST_P(BackgroundModel, DarkerSameChromaticityIsAShadow) {
     if (shadows)
       EXPECT_LE(inside, area / (yuv ? 50 : 100)) << "shadow pixels reported as foreground";
     else
-      EXPECT_GE(inside, area * (yuv ? 95 : 98) / 100)
+      EXPECT_GE(inside, area * (yuv ? 90 : 98) / 100)
           << "without shadow detection a darker region is foreground";
     EXPECT_LE(outside, (mask.pixels.size() * frames - area) / 1000);
   }
