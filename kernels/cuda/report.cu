@@ -120,7 +120,7 @@ struct AreaRanks {
 /// in earlier blocks, plus those of its area before it in this block. The last are
 /// ranked warp by warp, in label order (match_any within a warp).
 __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
-                           uint32_t max_components, uint32_t largest,
+                           AreaRange areas_passing, uint32_t max_components, uint32_t largest,
                            const uint32_t* block_areas, AreaRanks& ranks, Component* out) {
   using Scan = cub::BlockScan<uint32_t, kReportBlock>;
   __shared__ typename Scan::TempStorage scan;
@@ -168,8 +168,11 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
   for (uint32_t first = begin; first < end; first += kReportBlock) {
     const uint32_t i = first + threadIdx.x;
     // Only areas at or above the cut can be reported (the cut is a passing area).
-    const uint32_t area = i < end ? uint32_t(table[i].area) : 0;
-    const uint32_t a = i < end && area >= cut ? area : UINT32_MAX;
+    // Entries above max_area pass no test here by their size alone (and may exceed
+    // the counted areas): the range decides first.
+    const uint64_t area = i < end ? table[i].area : 0;
+    const uint32_t a = i < end && areas_passing.passes(area) && area >= cut ? uint32_t(area)
+                                                                          : UINT32_MAX;
     // Most rounds hold none of the largest: skip them, and in the others take turns
     // only among the warps that hold some.
     __syncthreads();  // everyone read the last round's warps
@@ -253,7 +256,8 @@ __global__ void __launch_bounds__(kReportBlock)
   block_range(n, begin, end);
   if (totals[0] > max_components) {
     if (totals[2] < kCountedAreas && ordered != nullptr && max_components > 0)
-      size_order(table, begin, end, max_components, totals[2], block_areas, work.ranks,
+      size_order(table, begin, end, areas_passing, max_components, totals[2], block_areas,
+                 work.ranks,
                  ordered);
     return;
   }
