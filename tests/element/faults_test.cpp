@@ -246,6 +246,13 @@ TEST_F(Faults, SystemMemoryHostRounds) {
   every_fault(std::string(kDrawn) + " algorithm=label-equivalence", "system");
 }
 
+// The background model: its state is one more device allocation (and its kernels more
+// launches) per size; a failure there must end the same way, and the restarted element
+// must relearn from its first frame exactly as the clean run did.
+TEST_F(Faults, CudaMemoryBackgroundModel) {
+  every_fault(std::string(kDrawn) + " foreground=background close-radius=1", "cuda");
+}
+
 // Real exhaustion: this process holds all but a little device memory while an
 // 8192x8192 pipeline starts.
 TEST_F(Faults, DeviceMemoryExhaustedAt8192Squared) {
