@@ -54,9 +54,9 @@
  * An object that stops joins the background after a while: the modes of the
  * background must hold 90 % of a pixel's weight, so the object's mode becomes
  * part of it once it holds more than 10 %. With the default history of 500 that
- * takes about 50 frames (ln 0.9 / ln (1 - 1/500)), sooner in the model's first
- * 250 frames; a longer history keeps still objects longer, a shorter one forgets
- * them sooner.
+ * takes 56 frames (a little more than ln 0.9 / ln (1 - 1/500) = 53), sooner in the
+ * model's first 250 frames; a longer history keeps still objects longer, a shorter
+ * one forgets them sooner.
  *
  * Before labeling, for every model, the foreground mask can be cleaned:
  * #GstCudaCcl:open-radius removes specks and thin lines narrower than a
@@ -471,7 +471,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "learning-rate < 0 each frame's weight is 1/(2n) at the n-th frame "
           "since the model started over, and 1/history from frame history/2 "
           "on; a still object then joins the background after about "
-          "history/10 frames", 1, MAX_HISTORY, DEFAULT_HISTORY,
+          "history/9 frames (56 at 500)", 1, MAX_HISTORY, DEFAULT_HISTORY,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_LEARNING_RATE,
       g_param_spec_double ("learning-rate", "Learning rate",
