@@ -16,7 +16,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -177,20 +176,6 @@ std::vector<RandomCase> random_grid(const Config& c, const bench::AnchorTable& a
   return grid;
 }
 
-std::string device_description(int device) {
-  cudaDeviceProp prop{};
-  CCL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  std::ostringstream os;
-  os << prop.name << " (sm_" << prop.major << prop.minor << ", " << prop.multiProcessorCount
-     << " SMs, " << (prop.totalGlobalMem >> 30) << " GiB, L2 " << (prop.l2CacheSize >> 20)
-     << " MiB, driver CUDA " << driver / 1000 << "." << (driver % 1000) / 10 << ", runtime "
-     << runtime / 1000 << "." << (runtime % 1000) / 10 << ")";
-  return os.str();
-}
-
 class Bench {
  public:
   Bench(const Config& config, const bench::AnchorTable& anchors, bench::CsvReport& csv,
@@ -311,7 +296,7 @@ int main(int argc, char** argv) {
     CCL_CUDA_CHECK(cudaSetDevice(config.device));
     const bench::AnchorTable anchors =
         bench::AnchorTable::load(config.anchors.empty() ? default_anchors_path() : config.anchors);
-    const std::string device = device_description(config.device);
+    const std::string device = bench::device_description(config.device);
     const double copy_gbs = bench::copy_bandwidth_gbs(size_t(2) << 30, 20);
     std::printf(
         "device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\ngraphs: %s\nchained "

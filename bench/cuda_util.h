@@ -1,6 +1,9 @@
 // The benchmark's CUDA helpers: the engine's RAII owners and error check
-// (ccl/cuda_memory.h), plus microseconds between events.
+// (ccl/cuda_memory.h), plus microseconds between events and the device's description.
 #pragma once
+
+#include <sstream>
+#include <string>
 
 #include "ccl/cuda_memory.h"
 #include "ccl/types.h"
@@ -24,6 +27,22 @@ inline ccl::ImageView upload_gray(const uint8_t* pixels, int width, int height,
 /// Microseconds between two recorded timing events (the later one already reached).
 inline double elapsed_us(const Event& from, const Event& to) {
   return double(ccl::cuda::elapsed_ms(from, to)) * 1000.0;
+}
+
+/// One line naming the device for the benchmarks' output: name, compute capability,
+/// SMs, memory, L2, driver and runtime CUDA versions.
+inline std::string device_description(int device) {
+  cudaDeviceProp prop{};
+  CCL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::ostringstream os;
+  os << prop.name << " (sm_" << prop.major << prop.minor << ", " << prop.multiProcessorCount
+     << " SMs, " << (prop.totalGlobalMem >> 30) << " GiB, L2 " << (prop.l2CacheSize >> 20)
+     << " MiB, driver CUDA " << driver / 1000 << "." << (driver % 1000) / 10 << ", runtime "
+     << runtime / 1000 << "." << (runtime % 1000) / 10 << ")";
+  return os.str();
 }
 
 }  // namespace bench

@@ -40,7 +40,6 @@
 #include <future>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -158,20 +157,6 @@ int playback(int i, int distinct) {
   const int period = 2 * (distinct - 1);
   const int p = i % period;
   return p < distinct ? p : period - p;
-}
-
-std::string device_description(int device) {
-  cudaDeviceProp prop{};
-  CCL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  std::ostringstream os;
-  os << prop.name << " (sm_" << prop.major << prop.minor << ", " << prop.multiProcessorCount
-     << " SMs, " << (prop.totalGlobalMem >> 30) << " GiB, L2 " << (prop.l2CacheSize >> 20)
-     << " MiB, driver CUDA " << driver / 1000 << "." << (driver % 1000) / 10 << ", runtime "
-     << runtime / 1000 << "." << (runtime % 1000) / 10 << ")";
-  return os.str();
 }
 
 /// The scene every size uses: a dozen objects, shadows, a little noise.
@@ -426,7 +411,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     CCL_CUDA_CHECK(cudaSetDevice(config.device));
-    const std::string device = device_description(config.device);
+    const std::string device = bench::device_description(config.device);
     const double copy_gbs = bench::copy_bandwidth_gbs(size_t(2) << 30, 20);
     std::printf("device: %s\ncopy bandwidth (D2D, read+write): %.1f GB/s\n", device.c_str(), copy_gbs);
     std::printf("frames: %d warm-up + %d timed, %d distinct played back and forth; L2 flushed "

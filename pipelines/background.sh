@@ -85,16 +85,7 @@ if ! grep -q 'variance-threshold' <<<"$inspect" || ! grep -q 'close-radius' <<<"
   ccl_die "the cudaccl of $ccl_build has no background model (foreground=background, history, close-radius, overlay=foreground): rebuild it"
 fi
 
-python=${CCL_PYTHON:-}
-if [ -z "$python" ]; then
-  for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import matplotlib' >/dev/null 2>&1; then python=$p; break; fi
-  done
-fi
-if [ -z "$python" ]; then
-  for p in /usr/bin/python3 python3; do
-    if "$p" -c 'pass' >/dev/null 2>&1; then python=$p; break; fi
-  done
+if ! python=$(ccl_find_python 'import matplotlib' 'pass'); then
   [ -n "$python" ] || ccl_die "no python3 for the summary (set CCL_PYTHON)"
   echo "background: $python has no matplotlib: no trajectory plot" >&2
 fi
@@ -106,28 +97,16 @@ if [ -n "${FRAMES:-}" ]; then
   [[ "$FRAMES" =~ ^[1-9][0-9]*$ ]] || ccl_die "FRAMES must be a positive number"
 fi
 
-if [ -n "${CCL_VIDEO_RAW:-}" ]; then
-  geometry=${CCL_VIDEO_RAW_CAPS:-720x576@25}
-  w=${geometry%%x*}; rest=${geometry#*x}; h=${rest%@*}; fps=${geometry#*@}
-  [ -f "$CCL_VIDEO_RAW" ] || ccl_die "no raw frames at $CCL_VIDEO_RAW"
-  source_desc="raw I420 ${w}x$h from $CCL_VIDEO_RAW"
-  raw=$CCL_VIDEO_RAW
-  if [ -n "${FRAMES:-}" ]; then
-    raw="$root/first-$FRAMES.i420"
+# ccl_video_source exits (77 under the tests) when the package cannot be fetched.
+ccl_video_source "$clip" 720x576@25
+if [ -n "${FRAMES:-}" ]; then
+  raw="$root/first-$FRAMES.i420"
+  if [ -n "${CCL_VIDEO_RAW:-}" ]; then
     head -c "$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))" "$CCL_VIDEO_RAW" >"$raw"
-  fi
-  source=(filesrc location="$raw" ! rawvideoparse format=i420 width="$w" height="$h"
-          framerate="$fps"/1)
-else
-  # ccl_clip exits (77 under the tests) when the package cannot be fetched.
-  clip_path=$(ccl_clip "$clip")
-  source_desc="$clip_path"
-  source=(filesrc location="$clip_path" ! decodebin ! videoconvert)
-  if [ -n "${FRAMES:-}" ]; then
+  else
     # The first FRAMES frames, decoded once into raw I420 that every run reads: a
     # pipeline cut short behind the decoder (identity eos-after) lets a different
     # few frames through each time, and the runs must see the same ones.
-    raw="$root/first-$FRAMES.i420"
     caps=$(gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
       ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" 2>&1 |
       sed -n 's/.*filesink0.GstPad:sink: caps = //p' | head -n 1)
@@ -138,40 +117,29 @@ else
     bytes=$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))
     [ "$(stat -c %s "$raw")" -ge "$bytes" ] || ccl_die "$clip has fewer than $FRAMES frames"
     truncate -s "$bytes" "$raw"
-    source=(filesrc location="$raw" ! rawvideoparse format=i420 width="$w" height="$h"
-            framerate="$fps"/1)
   fi
+  ccl_raw_source "$raw" "${w}x$h@$fps"
 fi
 overlay=${OVERLAY:-boxes+trails}
 min_area=${MIN_AREA:-100}
 cleanup=(close-radius="${CLOSE_RADIUS:-2}" open-radius="${OPEN_RADIUS:-0}" min-area="$min_area")
 model=(foreground=background history="${HISTORY:-500}"
        variance-threshold="${VARIANCE_THRESHOLD:-16}")
-have_avi=0
-ccl_have jpegenc && ccl_have avimux && have_avi=1
 
 # fg_run NAME OVERLAY PROPERTY...: one run of the clip into $root/NAME.
 fg_run() {
-  local name=$1 run_overlay=$2 out video_branch=()
+  local name=$1 run_overlay=$2 out
   shift 2
   out="$root/$name"
   ccl_fresh_dir "$out"
-  if [ $have_avi -eq 1 ]; then
-    video_branch=(t. ! queue ! jpegenc ! avimux ! filesink location="$out/tracked.avi")
-  fi
   echo
   echo "background: run '$name': $* overlay=$run_overlay"
-  ccl_launch "$out" \
+  ccl_launch_frames "$out" tracked.avi \
     "${source[@]}" ! video/x-raw,format=I420 \
     ! cudaccl name=ccl backend="$ccl_backend" post-messages=true \
         tracking=true track-max-lost="${TRACK_MAX_LOST:-15}" connectivity=8 \
-        "${cleanup[@]}" "$@" overlay="$run_overlay" \
-    ! videoconvert ! tee name=t \
-    t. ! queue ! pngenc ! multifilesink location="$out/frame-%04d.png" \
-    "${video_branch[@]}"
-  [ "$(($(wc -l <"$out/frames.csv") - 1))" -gt 0 ] ||
-    ccl_die "no frame was labeled (see $out/gst-launch.log)"
-  ccl_report "$out"
+        "${cleanup[@]}" "$@" overlay="$run_overlay"
+  ccl_report_labeled "$out"
 }
 
 echo "background: $source_desc${FRAMES:+ (first $FRAMES frames)}, backend=$ccl_backend"

@@ -63,6 +63,50 @@ ccl_clip() {
   echo "$dir/$name"
 }
 
+# ccl_raw_source FILE WxH@FPS: sets w, h, fps and source, the head of a pipeline
+# that reads FILE's raw I420 frames.
+ccl_raw_source() {
+  local geometry=$2 rest
+  w=${geometry%%x*}; rest=${geometry#*x}; h=${rest%@*}; fps=${geometry#*@}
+  source=(filesrc location="$1" ! rawvideoparse format=i420 width="$w" height="$h"
+          framerate="$fps"/1)
+}
+
+# ccl_video_source CLIP WxH@FPS: sets source and source_desc for the clip scripts:
+# CCL_VIDEO_RAW's raw frames when set (geometry CCL_VIDEO_RAW_CAPS, else the second
+# argument; also sets w, h, fps), else CLIP (ccl_clip) decoded (also sets clip_path).
+# Returns ccl_clip's status when the clip cannot be had.
+ccl_video_source() {
+  if [ -n "${CCL_VIDEO_RAW:-}" ]; then
+    [ -f "$CCL_VIDEO_RAW" ] || ccl_die "no raw frames at $CCL_VIDEO_RAW"
+    ccl_raw_source "$CCL_VIDEO_RAW" "${CCL_VIDEO_RAW_CAPS:-$2}"
+    source_desc="raw I420 ${w}x$h from $CCL_VIDEO_RAW"
+  else
+    clip_path=$(ccl_clip "$1") || return
+    source_desc=$clip_path
+    source=(filesrc location="$clip_path" ! decodebin ! videoconvert)
+  fi
+}
+
+# ccl_find_python WANTED NEEDED: prints the interpreter for the helper scripts:
+# CCL_PYTHON when set, else the first of /usr/bin/python3 and python3 that runs the
+# Python code WANTED (e.g. 'import matplotlib'), else (returning 1, so that the caller
+# can say what goes missing) the first that runs NEEDED, else nothing (returning 2).
+ccl_find_python() {
+  local p
+  if [ -n "${CCL_PYTHON:-}" ]; then
+    echo "$CCL_PYTHON"
+    return 0
+  fi
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "$1" >/dev/null 2>&1; then echo "$p"; return 0; fi
+  done
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "$2" >/dev/null 2>&1; then echo "$p"; return 1; fi
+  done
+  return 2
+}
+
 # ccl_h264_clip: path of an H.264 MP4 of the real clip (retroMars2018.avi, re-encoded
 # with x264enc, cached beside the clips), or CCL_H264_CLIP when set. The GPU hosts
 # have NVDEC but no encoder: make it here and carry it.
@@ -143,6 +187,28 @@ ccl_launch() {
       tail -n 15 >&2
   fi
   return $rc
+}
+
+# ccl_launch_frames OUT_DIR AVI PIPELINE...: ccl_launch of PIPELINE (ending in the
+# cudaccl named "ccl", drawing its overlay) into OUT_DIR, the frames written as
+# OUT_DIR/frame-NNNN.png and, when jpegenc and avimux are installed, as the MJPEG
+# video OUT_DIR/AVI. Returns gst-launch-1.0's status.
+ccl_launch_frames() {
+  local out=$1 avi=$2 video_branch=()
+  shift 2
+  if ccl_have jpegenc && ccl_have avimux; then
+    video_branch=(t. ! queue ! jpegenc ! avimux ! filesink location="$out/$avi")
+  fi
+  ccl_launch "$out" "$@" ! videoconvert ! tee name=t \
+    t. ! queue ! pngenc ! multifilesink location="$out/frame-%04d.png" \
+    "${video_branch[@]}"
+}
+
+# ccl_report_labeled OUT_DIR: ccl_report, after dying when no frame was labeled.
+ccl_report_labeled() {
+  [ "$(($(wc -l <"$1/frames.csv") - 1))" -gt 0 ] ||
+    ccl_die "no frame was labeled (see $1/gst-launch.log)"
+  ccl_report "$1"
 }
 
 # ccl_report OUT_DIR: says where the outputs are and what the frames held.

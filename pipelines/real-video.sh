@@ -27,36 +27,17 @@ clip=${CLIP:-retroMars2018.avi}
 
 ccl_use_plugin
 
-if [ -n "${CCL_VIDEO_RAW:-}" ]; then
-  geometry=${CCL_VIDEO_RAW_CAPS:-1024x768@25}
-  w=${geometry%%x*}; rest=${geometry#*x}; h=${rest%@*}; fps=${geometry#*@}
-  [ -f "$CCL_VIDEO_RAW" ] || ccl_die "no raw frames at $CCL_VIDEO_RAW"
-  source_desc="raw I420 ${w}x$h from $CCL_VIDEO_RAW"
-  source=(filesrc location="$CCL_VIDEO_RAW" ! rawvideoparse format=i420 width="$w" height="$h"
-          framerate="$fps"/1)
-else
-  clip_path=$(ccl_clip "$clip")
-  source_desc="$clip_path"
-  source=(filesrc location="$clip_path" ! decodebin ! videoconvert)
-fi
+ccl_video_source "$clip" 1024x768@25
 
 out="$ccl_out_root/${CCL_OUT_NAME:-real-video}"
 ccl_fresh_dir "$out"
-video_branch=()
-if ccl_have jpegenc && ccl_have avimux; then
-  video_branch=(t. ! queue ! jpegenc ! avimux ! filesink location="$out/labeled.avi")
-fi
 
 echo "real-video: $source_desc, backend=$ccl_backend"
-ccl_launch "$out" \
+ccl_launch_frames "$out" labeled.avi \
   "${source[@]}" ! video/x-raw,format=I420 \
   ! cudaccl name=ccl backend="$ccl_backend" post-messages=true \
       threshold="${THRESHOLD:-40}" threshold-mode="${THRESHOLD_MODE:-above}" \
       min-area="${MIN_AREA:-10}" overlay="${OVERLAY:-fill+boxes+centroids}" \
-      algorithm="${ALGORITHM:-ha4}" connectivity="${CONNECTIVITY:-8}" \
-  ! videoconvert ! tee name=t \
-  t. ! queue ! pngenc ! multifilesink location="$out/frame-%04d.png" \
-  "${video_branch[@]}"
+      algorithm="${ALGORITHM:-ha4}" connectivity="${CONNECTIVITY:-8}"
 
-[ "$(($(wc -l <"$out/frames.csv") - 1))" -gt 0 ] || ccl_die "no frame was labeled (see $out/gst-launch.log)"
-ccl_report "$out"
+ccl_report_labeled "$out"

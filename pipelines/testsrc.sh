@@ -25,19 +25,11 @@ ccl_use_plugin
 out="$ccl_out_root/testsrc-$pattern"
 ccl_fresh_dir "$out"
 
-video_branch=()
-if ccl_have jpegenc && ccl_have avimux; then
-  video_branch=(t. ! queue ! jpegenc ! avimux ! filesink location="$out/testsrc-$pattern.avi")
-fi
-
 echo "testsrc: videotestsrc pattern=$pattern, $frames frames of ${width}x$height, backend=$ccl_backend"
-ccl_launch "$out" \
+ccl_launch_frames "$out" "testsrc-$pattern.avi" \
   videotestsrc pattern="$pattern" num-buffers="$frames" \
   ! video/x-raw,format=I420,width="$width",height="$height",framerate=30/1 \
-  ! cudaccl name=ccl backend="$ccl_backend" post-messages=true $props \
-  ! videoconvert ! tee name=t \
-  t. ! queue ! pngenc ! multifilesink location="$out/frame-%04d.png" \
-  "${video_branch[@]}"
+  ! cudaccl name=ccl backend="$ccl_backend" post-messages=true $props
 
 written=$(find "$out" -name 'frame-*.png' | wc -l)
 [ "$written" -eq "$frames" ] || ccl_die "expected $frames PNG frames in $out, found $written"

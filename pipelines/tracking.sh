@@ -40,16 +40,7 @@ if ! grep -q 'track-max-lost' <<<"$inspect" || ! grep -q 'trails' <<<"$inspect";
   ccl_die "the cudaccl of $ccl_build has no tracking (track-max-lost, overlay=trails): rebuild it"
 fi
 
-python=${CCL_PYTHON:-}
-if [ -z "$python" ]; then
-  for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import numpy, matplotlib' >/dev/null 2>&1; then python=$p; break; fi
-  done
-fi
-if [ -z "$python" ]; then
-  for p in /usr/bin/python3 python3; do
-    if "$p" -c 'import numpy' >/dev/null 2>&1; then python=$p; break; fi
-  done
+if ! python=$(ccl_find_python 'import numpy, matplotlib' 'import numpy'); then
   [ -n "$python" ] || ccl_die "no python3 with numpy for the synthetic scene (set CCL_PYTHON)"
   echo "tracking: $python has no matplotlib: the runs go without trajectory plots" >&2
 fi
@@ -58,30 +49,20 @@ root="$ccl_out_root/tracking"
 mkdir -p "$root"
 overlay=${OVERLAY:-fill+boxes+centroids+trails}
 max_lost=${TRACK_MAX_LOST:-15}
-have_avi=0
-ccl_have jpegenc && ccl_have avimux && have_avi=1
 
 # track_run NAME TITLE THRESHOLD MIN_AREA PLOT_MIN_AREA SOURCE...: one tracked run
 # into $root/NAME, then its trajectory plot and summary.
 track_run() {
-  local name=$1 title=$2 threshold=$3 min_area=$4 plot_min_area=$5 out video_branch=()
+  local name=$1 title=$2 threshold=$3 min_area=$4 plot_min_area=$5 out
   shift 5
   out="$root/$name"
-  if [ $have_avi -eq 1 ]; then
-    video_branch=(t. ! queue ! jpegenc ! avimux ! filesink location="$out/tracked.avi")
-  fi
-  ccl_launch "$out" \
+  ccl_launch_frames "$out" tracked.avi \
     "$@" ! video/x-raw,format=I420 \
     ! cudaccl name=ccl backend="$ccl_backend" post-messages=true \
         tracking=true track-max-lost="$max_lost" \
         threshold="$threshold" threshold-mode=above min-area="$min_area" \
-        overlay="$overlay" connectivity=8 \
-    ! videoconvert ! tee name=t \
-    t. ! queue ! pngenc ! multifilesink location="$out/frame-%04d.png" \
-    "${video_branch[@]}"
-  [ "$(($(wc -l <"$out/frames.csv") - 1))" -gt 0 ] ||
-    ccl_die "no frame was labeled (see $out/gst-launch.log)"
-  ccl_report "$out"
+        overlay="$overlay" connectivity=8
+  ccl_report_labeled "$out"
   "$python" "$helpers/plot_tracks.py" "$out/metadata.log" "$out/trajectories.png" \
     --csv "$out/tracks.csv" --min-area "$plot_min_area" --title "$title"
 }
@@ -94,22 +75,11 @@ for r in "${runs[@]}"; do
   case "$r" in
   clip)
     clip=${CLIP:-retroMars2018.avi}
-    if [ -n "${CCL_VIDEO_RAW:-}" ]; then
-      geometry=${CCL_VIDEO_RAW_CAPS:-1024x768@10}
-      w=${geometry%%x*}; rest=${geometry#*x}; h=${rest%@*}; fps=${geometry#*@}
-      [ -f "$CCL_VIDEO_RAW" ] || ccl_die "no raw frames at $CCL_VIDEO_RAW"
-      source_desc="raw I420 ${w}x$h from $CCL_VIDEO_RAW"
-      source=(filesrc location="$CCL_VIDEO_RAW" ! rawvideoparse format=i420 width="$w"
-              height="$h" framerate="$fps"/1)
-    else
-      # Without the clip the scene still runs; the status says the clip was missing.
-      if ! clip_path=$(ccl_clip "$clip"); then
-        status=${CCL_CLIP_MISSING_EXIT:-1}
-        echo "tracking clip: skipped, no clip $clip" >&2
-        continue
-      fi
-      source_desc="$clip_path"
-      source=(filesrc location="$clip_path" ! decodebin ! videoconvert)
+    # Without the clip the scene still runs; the status says the clip was missing.
+    if ! ccl_video_source "$clip" 1024x768@10; then
+      status=${CCL_CLIP_MISSING_EXIT:-1}
+      echo "tracking clip: skipped, no clip $clip" >&2
+      continue
     fi
     ccl_fresh_dir "$root/clip"
     echo "tracking clip: $source_desc, backend=$ccl_backend, track-max-lost=$max_lost"
@@ -124,11 +94,10 @@ for r in "${runs[@]}"; do
     desc=$("$python" "$helpers/make_scene.py" "$raw" --frames "${SCENE_FRAMES:-60}")
     geometry=$(sed -n 's/.*caps \([0-9]*x[0-9]*@[0-9]*\).*/\1/p' <<<"$desc" | head -n 1)
     [ -n "$geometry" ] || ccl_die "make_scene.py said nothing usable: $desc"
-    w=${geometry%%x*}; rest=${geometry#*x}; h=${rest%@*}; fps=${geometry#*@}
+    ccl_raw_source "$raw" "$geometry"
     echo "tracking scene: synthetic discs, ${w}x$h, backend=$ccl_backend, track-max-lost=$max_lost"
     sed 1d <<<"$desc"
-    track_run scene "synthetic scene" 90 20 0 \
-      filesrc location="$raw" ! rawvideoparse format=i420 width="$w" height="$h" framerate="$fps"/1
+    track_run scene "synthetic scene" 90 20 0 "${source[@]}"
     ;;
   esac
   out="$root/$r"

@@ -13,29 +13,11 @@
 # point CCL_TESTDATA_DIR at it). Parallel callers serialize on a lock file; a failed
 # fetch is remembered for a while so that every test binary does not retry it.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/fetch-lib.sh"
 
 cache=${1:?usage: fetch-testdata.sh CACHE_DIR [IMPORT_TOOL]}
 import_tool=${2:-${CCL_IMPORT_IMAGE:-}}
-mkdir -p "$cache"
-cache=$(cd "$cache" && pwd)
-images="$cache/gray"
-failed="$cache/FAILED"
-
-exec 9>"$cache/.lock"
-flock 9
-
-[ -f "$images/MANIFEST" ] && exit 0
-
-if [ -f "$failed" ] && [ -n "$(find "$failed" -mmin -10 2>/dev/null)" ]; then
-  echo "an earlier fetch failed (retried after 10 minutes): $(cat "$failed")" >&2
-  exit 1
-fi
-
-fail() {
-  echo "$*" > "$failed"
-  echo "$*" >&2
-  exit 1
-}
+fetch_start "$cache" gray FAILED .lock fetch
 
 # package -> files to keep (paths inside the package)
 jbig_pkg=jbigkit-testdata
@@ -52,51 +34,31 @@ skimage_files=(
   bw_text.png
 )
 
-for tool in apt-get dpkg-deb jbgtopbm; do
-  command -v "$tool" >/dev/null 2>&1 || fail "$tool is not installed (scripts/setup installs it)"
-done
+fetch_need apt-get dpkg-deb jbgtopbm
 [ -n "$import_tool" ] && [ -x "$import_tool" ] ||
-  fail "no ccl-import-image to decode the images (build it: meson compile ccl-import-image)"
+  fetch_fail "no ccl-import-image to decode the images (build it: meson compile ccl-import-image)"
 
-work=$(mktemp -d "$cache/fetch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+fetch_workdir fetch
+fetch_package "$jbig_pkg"
+fetch_package "$skimage_pkg"
 
-download() {
-  local pkg=$1
-  # The package lists may be missing on a fresh machine; refresh them once as root.
-  if ! apt-cache show "$pkg" >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq >/dev/null 2>&1 || true
-  fi
-  (cd "$work" && apt-get download -q=2 -o Acquire::Retries=1 -o Acquire::http::Timeout=30 \
-      -o APT::Sandbox::User=root "$pkg" >"$work/apt-$pkg.log" 2>&1) ||
-    fail "apt-get download $pkg failed: $(tail -n 2 "$work/apt-$pkg.log" | tr '\n' ' ')"
-  dpkg-deb -x "$work"/"$pkg"_*.deb "$work/root" || fail "dpkg-deb -x $pkg failed"
-}
-
-download "$jbig_pkg"
-download "$skimage_pkg"
-
-staging="$work/images"
-mkdir -p "$staging"
-: > "$staging/MANIFEST"
 # import_gray NAME SOURCE [--invert]
 import_gray() {
-  "$import_tool" "$2" "$staging/$1.pgm" ${3:-} || fail "ccl-import-image could not decode $2"
+  "$import_tool" "$2" "$staging/$1.pgm" ${3:-} || fetch_fail "ccl-import-image could not decode $2"
   echo "$1 $1.pgm" >> "$staging/MANIFEST"
 }
 for i in 1 2 3 4 5 6 7 8; do
   jbgtopbm "$work/root/$jbig_dir/ccitt$i.jbg" "$work/ccitt$i.pbm" ||
-    fail "jbgtopbm could not decode ccitt$i.jbg"
+    fetch_fail "jbgtopbm could not decode ccitt$i.jbg"
   import_gray "ccitt$i" "$work/ccitt$i.pbm" --invert
 done
 for f in "${skimage_files[@]}"; do
-  [ -f "$work/root/$skimage_dir/$f" ] || fail "$skimage_pkg has no $f"
+  [ -f "$work/root/$skimage_dir/$f" ] || fetch_fail "$skimage_pkg has no $f"
   name=${f%.*}
   invert=""
   case "$name" in horse|page|text|bw_text) invert=--invert ;; esac
   import_gray "skimage_$name" "$work/root/$skimage_dir/$f" $invert
 done
 
-rm -rf "$images" "$failed"
-mv "$staging" "$images"
+fetch_publish
 echo "test images ready in $images"

@@ -292,61 +292,85 @@ std::string to_line(const FuzzCase& c) {
   return s.str();
 }
 
-bool parse_fuzz_case(const std::string& line, FuzzCase* out, std::string* why) {
-  FuzzCase c;
-  std::istringstream words(line);
-  std::string word;
+bool read_key_values(std::istream& words,
+                     const std::function<FieldRead(const std::string& key,
+                                                   const std::string& value)>& read,
+                     std::string* why) {
   auto fail = [&](const std::string& text) {
     if (why) *why = text;
     return false;
   };
+  std::string word;
   while (words >> word) {
     const size_t eq = word.find('=');
     if (eq == std::string::npos) return fail("'" + word + "' is not key=value");
-    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
-    auto pair = [&](char sep, int* a, int* b) {
-      const size_t at = value.find(sep);
-      if (at == std::string::npos) return false;
-      try {
-        *a = std::stoi(value.substr(0, at));
-        *b = std::stoi(value.substr(at + 1));
-      } catch (const std::exception&) {
-        return false;
-      }
-      return true;
-    };
-    bool ok = true;
+    const std::string key = word.substr(0, eq);
+    FieldRead r = FieldRead::BadValue;  // stays so when a conversion throws
     try {
-      if (key == "seed") c.seed = std::stoull(value);
-      else if (key == "size") ok = pair('x', &c.width, &c.height);
-      else if (key == "format") {
-        ok = false;
-        for (PixelFormat f : all_formats())
-          if (value == ccl::to_string(f)) c.format = f, ok = true;
-      } else if (key == "pad") c.padding = std::stoi(value);
-      else if (key == "mode") ok = parse(value, &c.mode);
-      else if (key == "level") c.level = std::stoi(value);
-      else if (key == "algo") ok = parse(value, &c.algorithm);
-      else if (key == "conn") c.connectivity = std::stoi(value);
-      else if (key == "frames") c.frames = std::stoi(value);
-      else if (key == "shift") ok = pair(',', &c.shift_x, &c.shift_y);
-      else if (key == "content") {
-        ok = false;
-        for (const auto& [id, name] : content_names())
-          if (value == name) c.content = id, ok = true;
-      } else if (key == "density_ppm") c.density_ppm = std::stoi(value);
-      else if (key == "gran") c.granularity = std::stoi(value);
-      else if (key == "thick") c.thickness = std::stoi(value);
-      else if (key == "gap") c.gap = std::stoi(value);
-      else if (key == "center") ok = pair(',', &c.cx, &c.cy);
-      else if (key == "vertical") c.vertical = std::stoi(value) != 0;
-      else if (key == "sprinkle_ppm") c.sprinkle_ppm = std::stoi(value);
-      else return fail("unknown key '" + key + "'");
+      r = read(key, word.substr(eq + 1));
     } catch (const std::exception&) {
-      ok = false;
     }
-    if (!ok) return fail("bad value in '" + word + "'");
+    if (r == FieldRead::UnknownKey) return fail("unknown key '" + key + "'");
+    if (r == FieldRead::BadValue) return fail("bad value in '" + word + "'");
   }
+  return true;
+}
+
+bool parse_int_pair(const std::string& value, char sep, int* a, int* b) {
+  const size_t at = value.find(sep);
+  if (at == std::string::npos) return false;
+  try {
+    *a = std::stoi(value.substr(0, at));
+    *b = std::stoi(value.substr(at + 1));
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+bool parse_format(const std::string& value, PixelFormat* format) {
+  for (PixelFormat f : all_formats())
+    if (value == ccl::to_string(f)) {
+      *format = f;
+      return true;
+    }
+  return false;
+}
+
+bool parse_fuzz_case(const std::string& line, FuzzCase* out, std::string* why) {
+  auto fail = [&](const std::string& text) {
+    if (why) *why = text;
+    return false;
+  };
+  FuzzCase c;
+  std::istringstream words(line);
+  const bool read = read_key_values(words, [&](const std::string& key, const std::string& value) {
+    bool ok = true;
+    if (key == "seed") c.seed = std::stoull(value);
+    else if (key == "size") ok = parse_int_pair(value, 'x', &c.width, &c.height);
+    else if (key == "format") ok = parse_format(value, &c.format);
+    else if (key == "pad") c.padding = std::stoi(value);
+    else if (key == "mode") ok = parse(value, &c.mode);
+    else if (key == "level") c.level = std::stoi(value);
+    else if (key == "algo") ok = parse(value, &c.algorithm);
+    else if (key == "conn") c.connectivity = std::stoi(value);
+    else if (key == "frames") c.frames = std::stoi(value);
+    else if (key == "shift") ok = parse_int_pair(value, ',', &c.shift_x, &c.shift_y);
+    else if (key == "content") {
+      ok = false;
+      for (const auto& [id, name] : content_names())
+        if (value == name) c.content = id, ok = true;
+    } else if (key == "density_ppm") c.density_ppm = std::stoi(value);
+    else if (key == "gran") c.granularity = std::stoi(value);
+    else if (key == "thick") c.thickness = std::stoi(value);
+    else if (key == "gap") c.gap = std::stoi(value);
+    else if (key == "center") ok = parse_int_pair(value, ',', &c.cx, &c.cy);
+    else if (key == "vertical") c.vertical = std::stoi(value) != 0;
+    else if (key == "sprinkle_ppm") c.sprinkle_ppm = std::stoi(value);
+    else return FieldRead::UnknownKey;
+    return ok ? FieldRead::Ok : FieldRead::BadValue;
+  }, why);
+  if (!read) return false;
   if (c.width < 1 || c.height < 1) return fail("empty size");
   if (c.padding < 0 || c.frames < 0) return fail("negative pad or frames");
   *out = c;

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <istream>
 #include <string>
 
 #include "ccl/reference.h"
@@ -65,6 +67,24 @@ std::string to_line(const FuzzCase& c);
 bool parse_fuzz_case(const std::string& line, FuzzCase* out, std::string* why);
 
 const char* to_string(FuzzContent c);
+
+/// What a case line's reader made of one key=value word.
+enum class FieldRead { Ok, BadValue, UnknownKey };
+
+/// The word loop of the case lines (parse_fuzz_case, and gpu/foreground_fuzz.h's):
+/// every word left in `words` must be key=value and goes to `read`. False with the
+/// reason in *why (when given) at the first word that is not key=value, has a key
+/// `read` does not know, or a value it rejects or throws std::exception on.
+bool read_key_values(std::istream& words,
+                     const std::function<FieldRead(const std::string& key,
+                                                   const std::string& value)>& read,
+                     std::string* why);
+
+/// Two ints with `sep` between ("640x480", "-3,2"); false when malformed.
+bool parse_int_pair(const std::string& value, char sep, int* a, int* b);
+
+/// A pixel format by its name (ccl::to_string), among all_formats().
+bool parse_format(const std::string& value, PixelFormat* format);
 
 /// The Options of a case: every component reported (a tracked sequence: the 1024
 /// largest, as the element reports by default), labels written.

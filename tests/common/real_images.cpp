@@ -1,13 +1,11 @@
 // Real images from Debian packages, fetched once into a cache by fetch-testdata.sh,
 // which leaves them as 8-bit binary PGM: reading them needs no image codecs.
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 
+#include "fetch_util.h"
 #include "test_images.h"
 
 #ifndef CCL_DEFAULT_TESTDATA_DIR
@@ -31,20 +29,6 @@ std::string env_or(const char* name, const std::string& fallback) {
   return v && *v ? std::string(v) : fallback;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string last_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
-
 // Runs the fetch script unless the cache already holds a manifest. Empty on success.
 std::string ensure_fetched(const fs::path& dir) {
   if (fs::exists(dir / "gray" / "MANIFEST")) return {};
@@ -57,13 +41,10 @@ std::string ensure_fetched(const fs::path& dir) {
   if (ec) return "cannot create " + dir.string() + ": " + ec.message();
   const fs::path log = dir / "fetch.log";
   const std::string import_tool = env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE);
-  const std::string cmd = "bash " + shell_quote(script) + " " + shell_quote(dir.string()) +
-                          " " + shell_quote(import_tool) + " > " + shell_quote(log.string()) +
-                          " 2>&1";
-  const int rc = std::system(cmd.c_str());
+  const int rc = run_bash_logged(script, {dir.string(), import_tool}, log);
   if (rc != 0 || !fs::exists(dir / "gray" / "MANIFEST"))
     return "could not fetch the real test images into " + dir.string() + " (exit " +
-           std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + "): " + last_line(log);
+           std::to_string(rc) + "): " + last_line(log);
   return {};
 }
 
@@ -101,15 +82,11 @@ bool read_pgm(const fs::path& file, GrayImage& g, std::string* why) {
 }
 
 std::vector<GrayImage> load_manifest(const fs::path& images, std::string* why) {
-  std::ifstream manifest(images / "MANIFEST");
   std::vector<GrayImage> out;
-  std::string line;
-  while (std::getline(manifest, line)) {
-    std::istringstream fields(line);
+  for (const ManifestEntry& e : read_manifest(images)) {
     GrayImage g;
-    std::string file;
-    if (!(fields >> g.name >> file)) continue;
-    if (!read_pgm(images / file, g, why)) return {};
+    g.name = e.name;
+    if (!read_pgm(images / e.file, g, why)) return {};
     out.push_back(std::move(g));
   }
   if (out.empty()) *why = "the manifest in " + images.string() + " lists no image";

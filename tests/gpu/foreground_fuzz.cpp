@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fuzz_frames.h"
 #include "splitmix.h"
 
 namespace ccl::test {
@@ -150,53 +151,41 @@ bool parse_foreground_case(const std::string& line, ForegroundFuzzCase* out, std
   if (!is_foreground_line(line)) return fail("not a foreground case (no leading 'foreground')");
   ForegroundFuzzCase c;
   std::istringstream words(line);
-  std::string word;
-  words >> word;  // "foreground"
-  while (words >> word) {
-    const size_t eq = word.find('=');
-    if (eq == std::string::npos) return fail("'" + word + "' is not key=value");
-    const std::string key = word.substr(0, eq), v = word.substr(eq + 1);
+  std::string first;
+  words >> first;  // "foreground"
+  const bool read = read_key_values(words, [&](const std::string& key, const std::string& v) {
     bool ok = true;
-    try {
-      if (key == "seed") c.seed = std::stoull(v);
-      else if (key == "size") {
-        const size_t x = v.find('x');
-        ok = x != std::string::npos;
-        if (ok) c.width = std::stoi(v.substr(0, x)), c.height = std::stoi(v.substr(x + 1));
-      } else if (key == "format") {
-        ok = false;
-        for (PixelFormat f : all_formats())
-          if (v == ccl::to_string(f)) c.format = f, ok = true;
-      } else if (key == "pad") c.padding = std::stoi(v);
-      else if (key == "algo") ok = parse(v, &c.algorithm);
-      else if (key == "conn") c.connectivity = std::stoi(v);
-      else if (key == "frames") c.frames = std::stoi(v);
-      else if (key == "labels") c.write_labels = std::stoi(v) != 0;
-      else if (key == "model") ok = parse(v, &c.model);
-      else if (key == "mode") ok = parse(v, &c.mode);
-      else if (key == "level") c.level = std::stoi(v);
-      else if (key == "history") c.history = std::stoi(v);
-      else if (key == "rate_ppm") c.rate_ppm = std::stoi(v);
-      else if (key == "var") c.variance_threshold = std::stoi(v);
-      else if (key == "shadows") c.shadows = std::stoi(v) != 0;
-      else if (key == "open") c.open_radius = std::stoi(v);
-      else if (key == "close") c.close_radius = std::stoi(v);
-      else if (key == "region") c.region = std::stoull(v);
-      else if (key == "region_clear") c.region_clear = std::stoi(v);
-      else if (key == "reset") c.reset = std::stoi(v);
-      else if (key == "min_area") c.min_area = std::stoull(v);
-      else if (key == "max_area") c.max_area = std::stoull(v);
-      else if (key == "max_comp") c.max_components = uint32_t(std::stoul(v));
-      else if (key == "objects") c.objects = std::stoi(v);
-      else if (key == "noise") c.noise = std::stoi(v);
-      else if (key == "drift") c.drift = std::stoi(v);
-      else if (key == "scene_shadows") c.scene_shadows = std::stoi(v) != 0;
-      else return fail("unknown key '" + key + "'");
-    } catch (const std::exception&) {
-      ok = false;
-    }
-    if (!ok) return fail("bad value in '" + word + "'");
-  }
+    if (key == "seed") c.seed = std::stoull(v);
+    else if (key == "size") ok = parse_int_pair(v, 'x', &c.width, &c.height);
+    else if (key == "format") ok = parse_format(v, &c.format);
+    else if (key == "pad") c.padding = std::stoi(v);
+    else if (key == "algo") ok = parse(v, &c.algorithm);
+    else if (key == "conn") c.connectivity = std::stoi(v);
+    else if (key == "frames") c.frames = std::stoi(v);
+    else if (key == "labels") c.write_labels = std::stoi(v) != 0;
+    else if (key == "model") ok = parse(v, &c.model);
+    else if (key == "mode") ok = parse(v, &c.mode);
+    else if (key == "level") c.level = std::stoi(v);
+    else if (key == "history") c.history = std::stoi(v);
+    else if (key == "rate_ppm") c.rate_ppm = std::stoi(v);
+    else if (key == "var") c.variance_threshold = std::stoi(v);
+    else if (key == "shadows") c.shadows = std::stoi(v) != 0;
+    else if (key == "open") c.open_radius = std::stoi(v);
+    else if (key == "close") c.close_radius = std::stoi(v);
+    else if (key == "region") c.region = std::stoull(v);
+    else if (key == "region_clear") c.region_clear = std::stoi(v);
+    else if (key == "reset") c.reset = std::stoi(v);
+    else if (key == "min_area") c.min_area = std::stoull(v);
+    else if (key == "max_area") c.max_area = std::stoull(v);
+    else if (key == "max_comp") c.max_components = uint32_t(std::stoul(v));
+    else if (key == "objects") c.objects = std::stoi(v);
+    else if (key == "noise") c.noise = std::stoi(v);
+    else if (key == "drift") c.drift = std::stoi(v);
+    else if (key == "scene_shadows") c.scene_shadows = std::stoi(v) != 0;
+    else return FieldRead::UnknownKey;
+    return ok ? FieldRead::Ok : FieldRead::BadValue;
+  }, why);
+  if (!read) return false;
   if (c.width < 1 || c.height < 1) return fail("empty size");
   if (c.padding < 0 || c.frames < 1) return fail("negative padding or no frames");
   *out = c;

@@ -1,21 +1,18 @@
 // The sequence generator (sequence.h) and the color photographs it draws from.
 #include "sequence.h"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "fetch_util.h"
 #include "splitmix.h"
 #include "test_images.h"
 
@@ -28,20 +25,6 @@ namespace fs = std::filesystem;
 namespace ccl::quality {
 
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string last_line(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
-}
 
 std::vector<Photo> load_photos(std::string* why) {
   // The color photographs live beside the gray cache, so that a cache filled elsewhere
@@ -58,26 +41,20 @@ std::vector<Photo> load_photos(std::string* why) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     const fs::path log = dir / "fetch-color.log";
-    const std::string cmd = "bash " + shell_quote(script) + " " + shell_quote(dir.string()) +
-                            " > " + shell_quote(log.string()) + " 2>&1";
-    const int rc = std::system(cmd.c_str());
+    const int rc = test::run_bash_logged(script, {dir.string()}, log);
     if (rc != 0 || !fs::exists(images / "MANIFEST")) {
       *why = "could not fetch the color photographs into " + images.string() + " (exit " +
-             std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + "): " + last_line(log);
+             std::to_string(rc) + "): " + test::last_line(log);
       return {};
     }
   }
-  std::ifstream manifest(images / "MANIFEST");
   std::vector<Photo> out;
-  std::string line;
-  while (std::getline(manifest, line)) {
-    std::istringstream fields(line);
+  for (const test::ManifestEntry& e : test::read_manifest(images)) {
     Photo p;
-    std::string file;
-    if (!(fields >> p.name >> file)) continue;
-    const cv::Mat bgr = cv::imread((images / file).string(), cv::IMREAD_COLOR);
+    p.name = e.name;
+    const cv::Mat bgr = cv::imread((images / e.file).string(), cv::IMREAD_COLOR);
     if (bgr.empty()) {
-      *why = "cannot decode " + (images / file).string();
+      *why = "cannot decode " + (images / e.file).string();
       return {};
     }
     cv::cvtColor(bgr, p.rgb, cv::COLOR_BGR2RGB);
