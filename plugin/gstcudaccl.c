@@ -1101,8 +1101,8 @@ gst_cuda_ccl_request_track_reset (GstCudaCcl * self, CclTrackReset how)
 
 /* A flush (seek) or a new stream ends the tracks and resets the foreground
  * model: what comes next does not continue what was seen. (A new frame size does
- * both too: the tracker itself starts afresh when the size it is given changes,
- * and ccl_backend_configure resets the model.) The request is applied by the
+ * both too: the tracker and the model each start afresh when the size they are
+ * given changes.) The request is applied by the
  * streaming thread at the next frame, since flush-stop may arrive while a frame
  * is still being labeled. */
 static gboolean

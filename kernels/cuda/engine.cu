@@ -102,19 +102,7 @@ struct GraphKey {
     close_radius = o.close_radius;
     mask_stage = masked;
     region = region_mask;
-    // StepParams has padding of its own: copy it field by field into zeroed memory.
-    step.alpha = params.alpha;
-    step.prune = params.prune;
-    step.match_bg = params.match_bg;
-    step.match_mode = params.match_mode;
-    step.var_init = params.var_init;
-    step.var_min = params.var_min;
-    step.var_max = params.var_max;
-    step.background_share = params.background_share;
-    step.shadow_floor = params.shadow_floor;
-    for (int c = 0; c < 3; ++c) step.offset[c] = params.offset[c];
-    step.shadows = params.shadows;
-    step.first = params.first;
+    step = params;  // no padding (background_model.h), so memcmp sees only its fields
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -359,7 +347,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   const FrameGeometry geo(image.width, image.height);
   const bool masked = d.mask_stage(options);
   // A refused frame leaves the model as it was.
-  if (masked) d.foreground.check(image, options);
+  if (masked) d.foreground.check(image);
   d.reserve(image, geo, options);
   d.step = d.foreground.begin_frame(image, options);
   if (d.poison >= 0) d.fill_all(d.poison, geo, options, stream);
@@ -454,7 +442,7 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
     throw Error("Engine::label_host needs an image in host memory");
   Impl& d = *impl_;
   DeviceScope scope(d.device);
-  // The luma plane keeps its row stride on the device, so kernels see it as given.
+  // Each plane keeps its row stride on the device, so kernels see it as given.
   // The background model of a color frame reads its chroma planes too.
   const int planes = options.foreground == ForegroundModel::Background
                          ? plane_count(host_image.format) : 1;
@@ -462,18 +450,11 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   device_image.space = MemorySpace::Device;
   device_image.planes[1] = device_image.planes[2] = nullptr;
   for (int p = 0; p < planes; ++p) {
-    const int w = p == 0 ? host_image.width : (host_image.width + 1) / 2;
-    const int h = p == 0 ? host_image.height : (host_image.height + 1) / 2;
-    const size_t row_bytes = p == 0 ? size_t(w) * luma_bytes_per_pixel(host_image.format)
-                             : host_image.format == PixelFormat::NV12 ? 2 * size_t(w)
-                                                                      : size_t(w);
+    const PlaneSize size = plane_size(host_image.format, host_image.width, host_image.height, p);
     const size_t stride = host_image.strides[p];
-    if (p > 0 && (!host_image.planes[p] || stride < row_bytes))
-      throw Error(std::string("a ") + to_string(host_image.format) +
-                  " frame needs its chroma planes for the background model");
-    d.uploads[p].reserve(stride * size_t(h - 1) + row_bytes);
+    d.uploads[p].reserve(stride * (size.rows - 1) + size.row_bytes);
     check_copy(cudaMemcpy2DAsync(d.uploads[p].get(), stride, host_image.planes[p], stride,
-                                 row_bytes, h, cudaMemcpyHostToDevice, stream),
+                                 size.row_bytes, size.rows, cudaMemcpyHostToDevice, stream),
                "cudaMemcpy2DAsync (plane upload)");
     device_image.planes[p] = d.uploads[p].get();
   }

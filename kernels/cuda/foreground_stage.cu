@@ -73,10 +73,8 @@ __global__ void __launch_bounds__(kPixelBlock)
   if (pair) {
     // Both pixels' fields go out as one word per plane.
     uint32_t words[bg::StateLayout<C>::kPlanes];
-    for_each_field(a, [&](size_t q, int32_t& v) { words[q] = uint32_t(v > 65535 ? 65535 : v); });
-    for_each_field(b, [&](size_t q, int32_t& v) {
-      words[q] |= uint32_t(v > 65535 ? 65535 : v) << 16;
-    });
+    for_each_field(a, [&](size_t q, int32_t& v) { words[q] = bg::to_field(v); });
+    for_each_field(b, [&](size_t q, int32_t& v) { words[q] |= uint32_t(bg::to_field(v)) << 16; });
 #pragma unroll
     for (int q = 0; q < bg::StateLayout<C>::kPlanes; ++q)
       *reinterpret_cast<uint32_t*>(state + size_t(q) * plane + i) = words[q];
@@ -138,20 +136,27 @@ __global__ void __launch_bounds__(kPixelBlock)
   *reinterpret_cast<uint32_t*>(dst + o) = v;
 }
 
+/// One erosion or dilation of `mask` in place: rows into `scratch`, columns back.
+template <bool kMax>
+void morph(dim3 grid, uint8_t* mask, uint8_t* scratch, int width, int height, size_t pitch,
+           int radius, const uint8_t* region, cudaStream_t stream) {
+  morph_rows_kernel<kMax><<<grid, kPixelBlock, 0, stream>>>(mask, width, height, pitch, radius,
+                                                            scratch);
+  check_launch("morph_rows_kernel");
+  morph_columns_kernel<kMax><<<grid, kPixelBlock, 0, stream>>>(scratch, width, height, pitch,
+                                                               radius, region, mask);
+  check_launch("morph_columns_kernel");
+}
+
 unsigned pixel_blocks(size_t pixels) { return ceil_div(pixels, kPixelBlock); }
 
 }  // namespace
 
-void ForegroundPass::check(const ImageView& image, const Options& options) const {
+void ForegroundPass::check(const ImageView& image) const {
   if (has_region() && (region_width_ != image.width || region_height_ != image.height))
     throw Error("the region mask is " + std::to_string(region_width_) + "x" +
                 std::to_string(region_height_) + " but the frame is " +
                 std::to_string(image.width) + "x" + std::to_string(image.height));
-  if (options.foreground == ForegroundModel::Background)
-    for (int p = 1; p < plane_count(image.format); ++p)
-      if (!image.planes[p])
-        throw Error(std::string("a ") + to_string(image.format) +
-                    " frame needs its chroma planes on the device for the background model");
 }
 
 size_t ForegroundPass::pitch(int width) { return round_up(size_t(width), kPitchAlign); }
@@ -196,7 +201,6 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
                                    cudaStream_t stream) {
   const int w = image.width, h = image.height;
   const size_t pixels = size_t(image.pixels());
-  check(image, options);
   const bool cleanup = options.open_radius > 0 || options.close_radius > 0;
   const size_t mp = pitch(w);
   // Without cleanup the first kernel applies the region; with it, the last pass does.
@@ -238,18 +242,8 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
     const Pass& pass = passes[k];
     if (pass.radius == 0) continue;
     const uint8_t* final_region = k == last ? region() : nullptr;
-    if (pass.max) {
-      morph_rows_kernel<true><<<grid, kPixelBlock, 0, stream>>>(mask_.get(), w, h, mp,
-                                                                pass.radius, scratch_.get());
-      morph_columns_kernel<true><<<grid, kPixelBlock, 0, stream>>>(
-          scratch_.get(), w, h, mp, pass.radius, final_region, mask_.get());
-    } else {
-      morph_rows_kernel<false><<<grid, kPixelBlock, 0, stream>>>(mask_.get(), w, h, mp,
-                                                                 pass.radius, scratch_.get());
-      morph_columns_kernel<false><<<grid, kPixelBlock, 0, stream>>>(
-          scratch_.get(), w, h, mp, pass.radius, final_region, mask_.get());
-    }
-    check_launch("morph kernels");
+    (pass.max ? morph<true> : morph<false>)(grid, mask_.get(), scratch_.get(), w, h, mp,
+                                            pass.radius, final_region, stream);
   }
   Foreground fg{};
   fg.base = mask_.get();

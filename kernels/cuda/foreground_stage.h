@@ -25,9 +25,9 @@ class ForegroundPass {
   /// memory moved; the model then starts over.
   bool reserve(const ImageView& image, const Options& options);
 
-  /// Throws ccl::Error for a frame the stage cannot take (a region of another size, a
-  /// color frame without its chroma planes), before anything of the model changes.
-  void check(const ImageView& image, const Options& options) const;
+  /// Throws ccl::Error for a frame of another size than the region, before anything
+  /// of the model changes (the frame's planes are validate()'s).
+  void check(const ImageView& image) const;
 
   /// Advances the model to the frame about to be queued and returns its parameters
   /// (part of what makes two frames' launches equal, for graph replay). Frames with
@@ -35,7 +35,8 @@ class ForegroundPass {
   bg::StepParams begin_frame(const ImageView& image, const Options& options);
 
   /// Queues the model or the threshold (`threshold` reads the frame), the cleanup and
-  /// the region on `stream`; returns the test the labelers apply to the mask.
+  /// the region on `stream`, for a frame check() took; returns the test the labelers
+  /// apply to the mask.
   Foreground enqueue(const ImageView& image, const Options& options, const Foreground& threshold,
                      const bg::StepParams& params, cudaStream_t stream);
 

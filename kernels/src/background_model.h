@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ccl/luma.h"  // CCL_HD
 #include "ccl/types.h"
@@ -44,9 +45,12 @@ struct StepParams {
   int32_t background_share;  // Q16 weight the background modes hold (0.9)
   int32_t shadow_floor;  // Q8: a shadow keeps at least this share of the brightness
   int32_t offset[3];     // Q8: the channels' black, subtracted for the shadow test
-  bool shadows;
-  bool first;            // first frame since reset: it is the background, nothing is foreground
+  int32_t shadows;       // non-zero: shadows are not foreground
+  int32_t first;         // first frame since reset: it is the background, nothing is foreground
 };
+// Graph keys compare frames' parameters byte for byte: no padding may hide in them.
+static_assert(std::has_unique_object_representations_v<StepParams>,
+              "StepParams must have no padding");
 
 /// One pixel's modes, in registers while it is updated.
 template <int C>
@@ -78,12 +82,15 @@ CCL_UNROLL
   }
 }
 
+/// A field as stored: a weight of 1 (kOne) saturates at 65535; the rest fit as they are.
+CCL_HD uint16_t to_field(int32_t v) { return uint16_t(v > 65535 ? 65535 : v); }
+
 template <int C>
 CCL_HD void store(const Modes<C>& s, uint16_t* state, size_t plane, size_t i) {
   using L = StateLayout<C>;
 CCL_UNROLL
   for (int k = 0; k < kModes; ++k) {
-    state[L::weight(k) * plane + i] = uint16_t(s.w[k] > 65535 ? 65535 : s.w[k]);
+    state[L::weight(k) * plane + i] = to_field(s.w[k]);
 CCL_UNROLL
     for (int c = 0; c < C; ++c) state[L::mean(k, c) * plane + i] = uint16_t(s.m[k][c]);
     state[L::var(k) * plane + i] = uint16_t(s.v[k]);

@@ -47,13 +47,9 @@ void morph(BinaryImage& mask, int radius, std::vector<uint8_t>& scratch) {
   sweep<kMax>(scratch.data(), mask.pixels.data(), mask.width, mask.height, radius, false);
 }
 
-void require_planes(const ImageView& frame) {
+void require_host(const ImageView& frame) {
   if (frame.space != MemorySpace::Host)
     throw Error("the CPU foreground stage needs an image in host memory");
-  for (int p = 1; p < plane_count(frame.format); ++p)
-    if (!frame.planes[p] || frame.strides[p] < size_t((frame.width + 1) / 2))
-      throw Error(std::string("a ") + to_string(frame.format) +
-                  " frame needs its chroma planes for the background model");
 }
 
 }  // namespace
@@ -136,7 +132,7 @@ int ForegroundStage::apply(const ImageView& frame, const Options& options, Binar
     level = threshold_image(frame, options, mask);
     d.frames = 0;  // a model that skipped frames starts over when it is chosen again
   } else {
-    require_planes(frame);
+    require_host(frame);  // its planes are validate()'s
     mask.width = frame.width;
     mask.height = frame.height;
     mask.pixels.resize(size_t(frame.pixels()));

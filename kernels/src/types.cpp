@@ -12,6 +12,15 @@ int plane_count(PixelFormat f) {
   }
 }
 
+PlaneSize plane_size(PixelFormat f, int width, int height, int plane) {
+  const size_t w = size_t(width), h = size_t(height);
+  const size_t cw = (w + 1) / 2, ch = (h + 1) / 2;
+  if (plane == 0) return {w * size_t(luma_bytes_per_pixel(f)), h};
+  if (f == PixelFormat::NV12 && plane == 1) return {2 * cw, ch};
+  if (f == PixelFormat::I420 && plane <= 2) return {cw, ch};
+  return {};
+}
+
 int luma_bytes_per_pixel(PixelFormat f) {
   switch (f) {
     case PixelFormat::Gray16LE: return 2;
@@ -140,6 +149,13 @@ void validate(const ImageView& image, const Options& options) {
       throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +
                   ", not " + std::to_string(r));
   if (options.foreground == ForegroundModel::Background) {
+    // The model reads every plane of a color frame, not only the luma.
+    for (int p = 1; p < plane_count(image.format); ++p)
+      if (!image.planes[p] ||
+          image.strides[p] < plane_size(image.format, image.width, image.height, p).row_bytes)
+        throw Error(std::string("a ") + to_string(image.format) + " frame needs its plane " +
+                    std::to_string(p) + " (and a stride that holds its rows) for the "
+                    "background model");
     const BackgroundOptions& b = options.background;
     if (b.history < 1 || b.history > 100000)
       throw Error("background history must be within 1..100000 frames, not " +

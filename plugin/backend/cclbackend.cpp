@@ -33,10 +33,6 @@ struct _CclBackend {
   std::vector<ccl::TrackInfo> tracks;
   std::vector<ccl::TrailPoint> trail;
   bool tracked = false;  // the tracker holds tracks of earlier frames
-  // What the backend was last configured for: the foreground model starts over when
-  // it changes (a new caps event of the same size keeps it).
-  GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
-  int width = 0, height = 0;
   std::vector<guint> roi;  // report->roi_indices
 };
 
@@ -270,17 +266,9 @@ gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, GE
       throw Failure(CCL_BACKEND_ERROR_INPUT,
                     std::string("unsupported format ") +
                         gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info)));
-    const int width = GST_VIDEO_INFO_WIDTH(info), height = GST_VIDEO_INFO_HEIGHT(info);
-    backend->impl->configure(format, width, height);
-    if (backend->format != GST_VIDEO_INFO_FORMAT(info) || backend->width != width ||
-        backend->height != height) {
-      // The engine would start over by itself; saying so keeps the element's rule
-      // (a new size is a new scene) independent of how the engine detects it.
-      backend->impl->reset_foreground();
-      backend->format = GST_VIDEO_INFO_FORMAT(info);
-      backend->width = width;
-      backend->height = height;
-    }
+    // A new size or format also restarts the foreground model: the engine's and the
+    // CPU stage's own rule, at the first frame that has it.
+    backend->impl->configure(format, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info));
   });
 }
 

@@ -148,7 +148,7 @@ void ccl_backend_reset_tracks (CclBackend * backend, CclTrackReset how);
 
 /* The foreground model forgets what it learned: the next frame is its new
  * background. The element calls it where the tracks end (flush, stream-start);
- * a new frame size or format resets it by itself (ccl_backend_configure). */
+ * a new frame size or format resets it by itself (at its first frame). */
 gboolean ccl_backend_reset_foreground (CclBackend * backend, GError ** error);
 
 /* A region mask decoded from an image file (mask-location): width x height

@@ -16,7 +16,6 @@
 
 #include "backend/backend.h"
 #include "ccl/cuda_memory.h"
-#include "backend/planes.h"
 #include "ccl/cuda_engine.h"
 #include "overlay/overlay_cuda.h"
 

@@ -97,6 +97,15 @@ struct ImageView {
 /// Number of planes a format carries and bytes per pixel of its first plane.
 int plane_count(PixelFormat f);
 int luma_bytes_per_pixel(PixelFormat f);
+
+/// Bytes per row (without padding) and rows of plane `plane` of a width x height frame;
+/// zero for a plane the format does not have.
+struct PlaneSize {
+  size_t row_bytes = 0;
+  size_t rows = 0;
+  size_t bytes() const { return row_bytes * rows; }
+};
+PlaneSize plane_size(PixelFormat f, int width, int height, int plane);
 const char* to_string(PixelFormat f);
 const char* to_string(ThresholdMode m);
 const char* to_string(ForegroundModel m);
