@@ -8,6 +8,13 @@
 //                features: the stage this benchmark is about
 //   mask         labeling alone of the masks the model wrote (the same foreground as
 //                "model", thresholded as a GRAY8 frame), for a like-for-like base
+//   color        the color range (issue 28, ForegroundModel::Color; NV12, I420 and the
+//                RGB formats) + labeling + features, per --color-ranges preset:
+//                "objects" (S >= 60: the scene's colored objects, about 11 % of the
+//                pixels) and "background" (S < 60, its complement, about 89 %); the
+//                target (issue 28): color / threshold <= 1.3. Beside it the same masks
+//                labeled alone, and the color stage alone (stage events: the kernel
+//                that does what cv::cvtColor + cv::inRange do, for the peer's ratio)
 // and the copy bandwidth of the device (cudaMemcpy device to device, read + written
 // bytes over time), at which the model's state (ccl::background_state_bytes_per_pixel,
 // read and written once a frame) would take `state_us`. The target (issue 26):
@@ -24,10 +31,14 @@
 //                    [--warmup N] [--runs N] [--distinct N] [--close-radii 0,2]
 //                    [--algorithm NICK] [--connectivity 4|8] [--level N] [--check N] [--no-flush]
 //                    [--csv PATH] [--dump DIR] [--dump-only] [--device N]
+//                    [--models background,color] [--color-ranges objects,background]
+//                    [--color-range H,S,V,H,S,V]
 //
 // --dump DIR writes the frames (PGM for GRAY8, PPM for RGBA without its alpha, raw
 // NV12) with a MANIFEST per size and format, for bench/mog2_peer.py to time OpenCV's
-// MOG2 on the same frames; --dump-only writes them and stops (no GPU needed).
+// MOG2 on the same frames; --dump-only writes them and stops (no GPU needed). The
+// MANIFEST also names the color ranges (color_range_NAME H,S,V H,S,V), for a peer
+// timing cv::cvtColor + cv::inRange on the same frames.
 // --check N compares the first N frames of each model run with ccl::ForegroundStage
 // (masks, labels and tables); a mismatch is reported and the run exits 1.
 #include <algorithm>
@@ -79,6 +90,23 @@ struct Config {
   std::string dump;
   bool dump_only = false;
   int device = 0;
+  // The stages timed beside the threshold: "background" (the model) and "color".
+  std::vector<std::string> models = {"background", "color"};
+  struct ColorRange {
+    std::string name;
+    ccl::ColorOptions bounds;
+  };
+  std::vector<ColorRange> color_ranges = color_presets();
+
+  static std::vector<ColorRange> color_presets() {
+    ColorRange objects{"objects", {}}, background{"background", {}};
+    objects.bounds.low[1] = 60;
+    background.bounds.high[1] = 59;
+    return {objects, background};
+  }
+  bool has_model(const std::string& model) const {
+    return std::find(models.begin(), models.end(), model) != models.end();
+  }
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -86,7 +114,8 @@ struct Config {
             << "usage: foreground_bench [--sizes WxH,...] [--formats NV12,RGBA,GRAY8] [--warmup N] "
                "[--runs N] [--distinct N] [--close-radii R,...] [--algorithm NICK] "
                "[--connectivity 4|8] [--level N] [--check N] [--no-flush] [--csv PATH] [--dump DIR] "
-               "[--dump-only] [--device N]\n";
+               "[--dump-only] [--device N] [--models background,color] "
+               "[--color-ranges objects,background] [--color-range H,S,V,H,S,V]\n";
   std::exit(2);
 }
 
@@ -141,6 +170,26 @@ Config parse_args(int argc, char** argv) {
       else if (a == "--dump") c.dump = value();
       else if (a == "--dump-only") c.dump_only = true;
       else if (a == "--device") c.device = std::stoi(value());
+      else if (a == "--models") {
+        c.models = bench::split(value());
+        for (const std::string& m : c.models)
+          if (m != "background" && m != "color") usage("unknown model " + m);
+      } else if (a == "--color-ranges") {
+        c.color_ranges.clear();
+        for (const std::string& n : bench::split(value())) {
+          bool found = false;
+          for (const Config::ColorRange& r : Config::color_presets())
+            if (r.name == n) c.color_ranges.push_back(r), found = true;
+          if (!found) usage("unknown color range " + n + " (objects, background)");
+        }
+      } else if (a == "--color-range") {
+        Config::ColorRange r{"custom", {}};
+        ccl::ColorOptions& b = r.bounds;
+        if (std::sscanf(value().c_str(), "%d,%d,%d,%d,%d,%d", &b.low[0], &b.low[1], &b.low[2],
+                        &b.high[0], &b.high[1], &b.high[2]) != 6)
+          usage("--color-range wants H,S,V,H,S,V (low, then high)");
+        c.color_ranges = {r};
+      }
       else if (a == "--help" || a == "-h") usage("help");
       else usage("unknown argument " + a);
     } catch (const std::invalid_argument&) {
@@ -244,6 +293,10 @@ void dump(const Config& c, const std::vector<ccl::test::Frame>& frames, const Si
   manifest << "width " << z.width << "\nheight " << z.height << "\nformat " << ccl::to_string(format)
            << "\nframes " << frames.size() << "\nextension " << ext
            << "\norder back-and-forth\nwarmup " << c.warmup << "\nruns " << c.runs << "\n";
+  for (const Config::ColorRange& r : c.color_ranges)
+    manifest << "color_range_" << r.name << " " << r.bounds.low[0] << "," << r.bounds.low[1] << ","
+             << r.bounds.low[2] << " " << r.bounds.high[0] << "," << r.bounds.high[1] << ","
+             << r.bounds.high[2] << "\n";
 }
 
 /// A frame's planes in device memory, rows without padding.
@@ -287,6 +340,7 @@ struct Timing {
   double components = NAN;   // median count
   double foreground = NAN;   // % of pixels, sampled
   std::string check = "unchecked";
+  double stage = NAN;        // median foreground stage alone (Profiling::Stages runs only)
 };
 
 Timing summarize(std::vector<double> us) {
@@ -311,9 +365,13 @@ class Runner {
   /// Plays `library` (frames in device memory) through a fresh engine: warm-up, then
   /// the timed runs. `host` (same frames on the host) serves the check; `keep_masks`
   /// receives device copies of the last masks the stage wrote.
+  /// `stages`: profile the stages (no graphs) and report the foreground stage's median.
   Timing play(const std::vector<std::unique_ptr<DeviceFrame>>& library, const ccl::Options& options,
-              const std::vector<ccl::test::Frame>* host, std::vector<std::unique_ptr<DeviceFrame>>* keep_masks) {
+              const std::vector<ccl::test::Frame>* host, std::vector<std::unique_ptr<DeviceFrame>>* keep_masks,
+              bool stages = false) {
     ccl::cuda::Engine engine(c_.device);
+    if (stages) engine.set_profiling(ccl::cuda::Profiling::Stages);
+    std::vector<double> stage_us;
     ccl::ForegroundStage stage;
     DeviceFrame slots[3];
     for (DeviceFrame& s : slots) s.allocate(library.front()->view);
@@ -343,6 +401,7 @@ class Runner {
       if (i >= c_.warmup) {
         us.push_back(bench::elapsed_us(start, stop));
         counts.push_back(got.num_components);
+        if (stages) stage_us.push_back(engine.stage_times().threshold * 1000.0);
         if (keep_masks && engine.device_mask() && i >= total - int(keep_masks->size())) {
           // The engine's mask rows are pitched; the kept frames are plain GRAY8.
           DeviceFrame& m = *(*keep_masks)[size_t(total - 1 - i)];
@@ -375,6 +434,7 @@ class Runner {
     s.replays = ccl::cuda::testing::graph_replays(engine) - replays_before;
     s.components = bench::spread(counts).median;
     s.foreground = foreground_samples ? foreground_sum / foreground_samples : NAN;
+    if (stages) s.stage = summarize(stage_us).median;
     return s;
   }
 
@@ -430,14 +490,16 @@ int main(int argc, char** argv) {
         << "threshold level " << config.level << "\n"
         << "# state_us: the model's state (background_state_bytes_per_pixel x pixels) read and "
            "written once at the copy bandwidth; ratio = model / (threshold + state_us), "
-           "ratio_same_mask = model / (mask + state_us)\n"
+           "ratio_same_mask = model / (mask + state_us); color-NAME rows (no state): ratio = color / "
+           "threshold, ratio_same_mask = color / mask-color-NAME; stage-color-NAME: the color stage "
+           "alone (stage events, no graphs)\n"
         << "size,format,case,close_radius,frames,median_us,min_us,p90_us,graph_replays,"
            "components_median,foreground_percent,state_bytes,state_us,threshold_us,mask_us,ratio,"
            "ratio_same_mask,check\n";
 
     bench::Stream stream(cudaStreamNonBlocking);
     Runner runner(config, stream);
-    bool all_checked = true, all_met = true;
+    bool all_checked = true, all_met = true, all_color_met = true;
     for (const Size& z : config.sizes) {
       const auto t0 = Clock::now();
       const auto images = render(bench_scene(z), config.distinct);
@@ -477,7 +539,7 @@ int main(int argc, char** argv) {
         const double state_bytes =
             double(ccl::background_state_bytes_per_pixel(format)) * double(z.width) * z.height;
         const double state_us = 2.0 * state_bytes / (copy_gbs * 1e3);
-        for (int close : config.close_radii) {
+        for (int close : config.has_model("background") ? config.close_radii : std::vector<int>{}) {
           ccl::Options model = base;
           model.foreground = ccl::ForegroundModel::Background;
           model.close_radius = close;
@@ -513,14 +575,63 @@ int main(int argc, char** argv) {
               << same.check << "\n";
           csv.flush();
         }
+        const bool color_format = format != ccl::PixelFormat::Gray8 && format != ccl::PixelFormat::Gray16LE;
+        for (const Config::ColorRange& range : color_format && config.has_model("color")
+                                                   ? config.color_ranges
+                                                   : std::vector<Config::ColorRange>{}) {
+          ccl::Options color = base;
+          color.foreground = ccl::ForegroundModel::Color;
+          color.color = range.bounds;
+          std::vector<std::unique_ptr<DeviceFrame>> masks;
+          ccl::ImageView mask_like = ccl::ImageView::gray8(nullptr, z.width, z.height);
+          for (int m = 0; m < std::min(config.distinct, 8); ++m) {
+            masks.push_back(std::make_unique<DeviceFrame>());
+            masks.back()->allocate(mask_like);
+          }
+          const Timing t = runner.play(library, color, &host, &masks);
+          ccl::Options on_mask = base;
+          on_mask.threshold = 0;  // mask bytes are 0 or 1
+          const Timing same = runner.play(masks, on_mask, nullptr, nullptr);
+          // The color kernel alone (stage events, no graphs): what cvtColor + inRange do.
+          const Timing alone = runner.play(library, color, nullptr, nullptr, true);
+          const double ratio = t.median / labeling.median, ratio_same = t.median / same.median;
+          all_color_met &= ratio <= 1.3;
+          const std::string name = "color-" + range.name;
+          char extra[256];
+          std::snprintf(extra, sizeof extra,
+                        "\n            H %d..%d S %d..%d V %d..%d; ratio %.2f over threshold, %.2f over "
+                        "the same masks (target <= 1.3: %s); color stage alone %.1f us",
+                        range.bounds.low[0], range.bounds.high[0], range.bounds.low[1], range.bounds.high[1],
+                        range.bounds.low[2], range.bounds.high[2], ratio, ratio_same,
+                        ratio <= 1.3 ? "met" : "NOT met", alone.stage);
+          row(name.c_str(), 0, t, extra);
+          row("mask", 0, same, "");
+          csv << size << "," << ccl::to_string(format) << "," << name << ",0," << config.runs << ","
+              << fmt(t.median) << "," << fmt(t.min) << "," << fmt(t.p90) << "," << t.replays << ","
+              << fmt(t.components, 0) << "," << fmt(t.foreground, 2) << ",,," << fmt(labeling.median) << ","
+              << fmt(same.median) << "," << fmt(ratio, 3) << "," << fmt(ratio_same, 3) << "," << t.check << "\n";
+          csv << size << "," << ccl::to_string(format) << ",mask-" << name << ",0," << config.runs << ","
+              << fmt(same.median) << "," << fmt(same.min) << "," << fmt(same.p90) << "," << same.replays
+              << "," << fmt(same.components, 0) << "," << fmt(same.foreground, 2) << ",,,,,,,"
+              << same.check << "\n";
+          // median_us: the color stage alone (Profiling::Stages events, no graphs).
+          csv << size << "," << ccl::to_string(format) << ",stage-" << name << ",0," << config.runs << ","
+              << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
+          csv.flush();
+        }
       }
     }
     // Again at the end: a drift between the two shows clocks or power moving.
     const double copy_end = bench::copy_bandwidth_gbs(size_t(2) << 30, 20);
     std::printf("\ncopy bandwidth at the end: %.1f GB/s\n", copy_end);
     csv << "# copy_bandwidth_GBps_at_end: " << fmt(copy_end) << "\n";
-    std::printf("ratio target (<= 1.5 over threshold labeling + state traffic): %s\nCSV: %s\n",
-                all_met ? "met everywhere" : "NOT met everywhere", config.csv.c_str());
+    if (config.has_model("background"))
+      std::printf("ratio target (<= 1.5 over threshold labeling + state traffic): %s\n",
+                  all_met ? "met everywhere" : "NOT met everywhere");
+    std::printf("CSV: %s\n", config.csv.c_str());
+    if (config.has_model("color"))
+      std::printf("color target (<= 1.3 over threshold labeling): %s\n",
+                  all_color_met ? "met everywhere" : "NOT met everywhere");
     if (!all_checked) {
       std::printf("foreground_bench: a checked frame differed from the CPU stage\n");
       return 1;

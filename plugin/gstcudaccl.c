@@ -8,8 +8,9 @@
  * @title: cudaccl
  *
  * Finds each frame's foreground, by default by thresholding its luma (the Y
- * plane of YUV, BT.601 luma of RGB, the value of GRAY), or with an adaptive
- * model of the scene's background (below), labels its connected components on an
+ * plane of YUV, BT.601 luma of RGB, the value of GRAY), or with a local
+ * threshold, a color range or an adaptive model of the scene's background
+ * (below), labels its connected components on an
  * NVIDIA GPU (or on the CPU through OpenCV) and attaches what it found to the
  * buffer as a #GstCclMeta: bounding box, area, first and second raw moments
  * and centroid of each component. Optionally it also attaches one
@@ -58,6 +59,30 @@
  * model's first 250 frames; a longer history keeps still objects longer, a shorter
  * one forgets them sooner.
  *
+ * `local` is a threshold for uneven light (a page under a lamp, a vignetted
+ * microscope field, a board photographed at an angle), where one level for the
+ * whole frame loses the dim part: each pixel's luma is compared with the mean
+ * luma of the #GstCudaCcl:block-size x #GstCudaCcl:block-size window around it,
+ * less #GstCudaCcl:offset. With #GstCudaCcl:threshold-mode `above` a pixel is
+ * foreground when its luma is greater than that level, with `below` when it is at
+ * or under it (`otsu` is an error). The mask is identical, pixel for pixel, to
+ * cv::adaptiveThreshold (luma, 255, ADAPTIVE_THRESH_MEAN_C, THRESH_BINARY or
+ * THRESH_BINARY_INV, block-size, offset), its rounding of the mean and its
+ * repeated edge pixels included. A flat area lies at its own mean, so the sign of
+ * the offset decides whether it is foreground: dark ink on paper takes
+ * `threshold-mode=below` and a positive offset, bright objects `above` and a
+ * negative one.
+ *
+ * `color` takes the pixels whose color, in OpenCV's 8-bit HSV (hue 0-179 in
+ * degrees / 2, saturation and value 0-255), lies within #GstCudaCcl:color-low and
+ * #GstCudaCcl:color-high, both included: the mask of cv::cvtColor to HSV (from
+ * NV12 and I420 through OpenCV's own YUV to RGB conversion) followed by
+ * cv::inRange. Each bound is three integers, written `color-low="<H,S,V>"` on a
+ * gst-launch line; a hue range whose low end is above its high end wraps around
+ * red (`<170,...>` to `<10,...>` takes hues 170-179 and 0-10). Gray frames have no
+ * color: with `foreground=color`, GRAY8 and GRAY16_LE are refused when the caps
+ * are set, with an error naming the format.
+ *
  * Before labeling, for every model, the foreground mask can be cleaned:
  * #GstCudaCcl:open-radius removes specks and thin lines narrower than a
  * (2r+1) x (2r+1) square, #GstCudaCcl:close-radius then fills gaps and holes
@@ -77,6 +102,14 @@
  * ]| A slower model that keeps still objects for about 200 frames, counting
  * shadows as foreground, without specks, ignoring what the mask hides and
  * anything larger than 20000 pixels.
+ * |[
+ * gst-launch-1.0 filesrc location=page.png ! pngdec ! videoconvert ! cudaccl foreground=local threshold-mode=below block-size=31 offset=10 overlay=fill ! videoconvert ! pngenc ! filesink location=labeled.png
+ * ]| Labels the letters of a photographed page, also where the lamp's light
+ * fades (with `threshold-mode=otsu` the dim part becomes one large component).
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! cudaccl foreground=color color-low="<170,120,70>" color-high="<10,255,255>" open-radius=1 close-radius=2 min-area=200 overlay=boxes+trails ! videoconvert ! autovideosink
+ * ]| Follows a red ball: hues 170-179 and 0-10 (red wraps around hue 0),
+ * saturated and not too dark, without specks and with its highlights' gaps closed.
  *
  * ## Example launch lines
  * |[
@@ -125,6 +158,9 @@
 #include "cudacontext.h"
 #include "cclregion.h"
 #include "gstcudacclreport.h"
+#ifdef HAVE_GST_ANALYTICS
+#include "cclanalytics.h"
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define GST_CAT_DEFAULT gst_cuda_ccl_debug
@@ -147,6 +183,17 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 /* ccl::kMaxCleanupRadius */
 #define MAX_CLEANUP_RADIUS 32
 #define DEFAULT_MASK_LOCATION NULL
+/* ccl::LocalOptions: an odd window side, as cv::adaptiveThreshold takes */
+#define DEFAULT_BLOCK_SIZE 31
+#define MIN_BLOCK_SIZE 3
+#define MAX_BLOCK_SIZE 255
+#define DEFAULT_OFFSET 10.0
+#define MAX_OFFSET 255.0
+/* ccl::ColorOptions: OpenCV's 8-bit HSV, hue in degrees / 2 */
+#define MAX_HUE 179
+#define MAX_SAT_VAL 255
+static const gint default_color_low[3] = { 0, 0, 0 };
+static const gint default_color_high[3] = { MAX_HUE, MAX_SAT_VAL, MAX_SAT_VAL };
 /* Enough for what people track and count, and it keeps a noise frame's host work
  * (metadata, tracking: a few hundred ns per component) within a millisecond; the
  * selection runs on the GPU, so only what is reported costs on the host. */
@@ -154,6 +201,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_OVERLAY GST_CUDA_CCL_OVERLAY_NONE
 #define DEFAULT_OVERLAY_ALPHA 0.5
 #define DEFAULT_ROI_META TRUE
+#define DEFAULT_ANALYTICS_META TRUE
 #define DEFAULT_MAX_ROI_METAS 64
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_TRACKING TRUE
@@ -186,6 +234,11 @@ enum
   PROP_CLOSE_RADIUS,
   PROP_MAX_AREA,
   PROP_MASK_LOCATION,
+  PROP_BLOCK_SIZE,
+  PROP_OFFSET,
+  PROP_COLOR_LOW,
+  PROP_COLOR_HIGH,
+  PROP_ANALYTICS_META,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -282,6 +335,13 @@ gst_cuda_ccl_foreground_get_type (void)
     {GST_CUDA_CCL_FOREGROUND_BACKGROUND,
           "Per-pixel adaptive background model: what differs from the learned "
           "scene is foreground, shadows are not", "background"},
+    {GST_CUDA_CCL_FOREGROUND_LOCAL,
+          "Local threshold for uneven light: luma against the mean of its "
+          "block-size window less offset (threshold-mode above or below)",
+        "local"},
+    {GST_CUDA_CCL_FOREGROUND_COLOR,
+          "Color range: HSV color within color-low..color-high (color formats "
+          "only)", "color"},
     {0, NULL, NULL},
   };
 
@@ -323,8 +383,17 @@ gst_cuda_ccl_overlay_get_type (void)
 
 #define gst_cuda_ccl_parent_class parent_class
 G_DEFINE_TYPE (GstCudaCcl, gst_cuda_ccl, GST_TYPE_CCL_CUDA_TRANSFORM);
+#if GST_CHECK_VERSION (1, 20, 0)
 GST_ELEMENT_REGISTER_DEFINE (cudaccl, "cudaccl", GST_RANK_NONE,
     GST_TYPE_CUDA_CCL);
+#else
+gboolean
+gst_element_register_cudaccl (GstPlugin * plugin)
+{
+  return gst_element_register (plugin, "cudaccl", GST_RANK_NONE,
+      GST_TYPE_CUDA_CCL);
+}
+#endif
 
 static void gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
@@ -391,7 +460,9 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       g_param_spec_enum ("threshold-mode", "Threshold mode",
           "Which pixels are foreground: above (luma > threshold), below "
           "(luma <= threshold) or otsu (Otsu's level computed per frame, then "
-          "above)", GST_TYPE_CUDA_CCL_THRESHOLD_MODE, DEFAULT_THRESHOLD_MODE,
+          "above). With foreground=local the level is each pixel's window "
+          "mean less offset, above or below it (otsu is an error there)",
+          GST_TYPE_CUDA_CCL_THRESHOLD_MODE, DEFAULT_THRESHOLD_MODE,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_AREA,
       g_param_spec_uint ("min-area", "Minimum area",
@@ -430,6 +501,18 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "\") per reported component, up to max-roi-metas of them, its area, "
           "centroid, moments and track in a parameter structure", DEFAULT_ROI_META,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+#ifdef HAVE_GST_ANALYTICS
+  g_object_class_install_property (gobject_class, PROP_ANALYTICS_META,
+      g_param_spec_boolean ("analytics-meta", "Analytics meta",
+          "Also attach GStreamer's analytics metadata (GstAnalyticsRelationMeta): "
+          "an object-detection entry of type \"" GST_CUDA_CCL_ANALYTICS_TYPE
+          "\" per reported component (its box, confidence 1.0) and, with "
+          "tracking, a tracking entry per track (id, first and last seen as "
+          "running times, lost while unseen) related to its box. Read by "
+          "objectdetectionoverlay and any application using GstAnalytics. Only "
+          "in builds against GStreamer 1.24 or newer", DEFAULT_ANALYTICS_META,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+#endif
   g_object_class_install_property (gobject_class, PROP_MAX_ROI_METAS,
       g_param_spec_uint ("max-roi-metas", "Maximum ROI metas",
           "With roi-meta, attach ROI metas for at most this many reported "
@@ -459,10 +542,14 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
   g_object_class_install_property (gobject_class, PROP_FOREGROUND,
       g_param_spec_enum ("foreground", "Foreground",
           "What makes a pixel foreground: threshold (one luma level per frame, "
-          "threshold and threshold-mode) or background (a per-pixel model of "
+          "threshold and threshold-mode), background (a per-pixel model of "
           "the scene learned over history frames: what differs from it is "
           "foreground; the model starts over on a flush, stream-start or new "
-          "frame size, whose first frame gives no components)",
+          "frame size, whose first frame gives no components), local (luma "
+          "against the mean of its block-size window less offset, for uneven "
+          "light: cv::adaptiveThreshold's MEAN_C) or color (HSV color within "
+          "color-low..color-high: cv::cvtColor to HSV + cv::inRange; color "
+          "formats only, GRAY8 and GRAY16_LE are refused)",
           GST_TYPE_CUDA_CCL_FOREGROUND, DEFAULT_FOREGROUND,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_HISTORY,
@@ -513,13 +600,55 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "unreadable file, or one of another size than the frames, is an "
           "error. NULL: every pixel may be foreground",
           DEFAULT_MASK_LOCATION, PARAM_FLAGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+      g_param_spec_int ("block-size", "Block size",
+          "foreground=local: side of the square window whose mean, less "
+          "offset, is each pixel's level (odd, 3-255; an even value is "
+          "refused with a warning and the previous one kept). Take it larger "
+          "than the objects and smaller than the light's changes; the frame's "
+          "edge pixels are repeated beyond it, as cv::adaptiveThreshold does",
+          MIN_BLOCK_SIZE, MAX_BLOCK_SIZE, DEFAULT_BLOCK_SIZE,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_double ("offset", "Offset",
+          "foreground=local: subtracted from the window mean (fractional or "
+          "negative values too, as cv::adaptiveThreshold's C). "
+          "threshold-mode=below (dark objects, e.g. ink) takes pixels at or "
+          "under mean - offset: a positive offset keeps flat areas out; "
+          "threshold-mode=above takes pixels over mean - offset: use a "
+          "negative offset for bright objects", -MAX_OFFSET, MAX_OFFSET,
+          DEFAULT_OFFSET, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_COLOR_LOW,
+      gst_param_spec_array ("color-low", "Color low",
+          "foreground=color: lowest hue, saturation and value of the "
+          "foreground, three integers written color-low=\"<H,S,V>\" (H 0-179, "
+          "S and V 0-255: OpenCV's 8-bit HSV, hue in degrees / 2; default "
+          "<0,0,0>). A hue above color-high's wraps around red: "
+          "color-low=\"<170,120,70>\" color-high=\"<10,255,255>\" takes hues "
+          "170-179 and 0-10. A value of another count or out of range is "
+          "refused with a warning and the previous one kept",
+          g_param_spec_int ("hsv", "HSV bound", "H (0-179), S or V (0-255)",
+              0, MAX_SAT_VAL, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_COLOR_HIGH,
+      gst_param_spec_array ("color-high", "Color high",
+          "foreground=color: highest hue, saturation and value of the "
+          "foreground, inclusive, written like color-low: "
+          "color-high=\"<H,S,V>\" (default <179,255,255>). Its S and V must "
+          "not be below color-low's: an empty range is an error when the "
+          "frame is labeled",
+          g_param_spec_int ("hsv", "HSV bound", "H (0-179), S or V (0-255)",
+              0, MAX_SAT_VAL, MAX_SAT_VAL,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Connected component labeling", "Filter/Analyzer/Video",
       "Labels the connected components of each video frame's foreground (a "
-      "threshold or a background model) on a CUDA GPU (or the CPU) and "
+      "threshold, a local threshold, a color range or a background model) "
+      "on a CUDA GPU (or the CPU) and "
       "attaches bounding boxes, areas, moments and centroids as metadata, "
       "optionally drawing them",
       "cudaccl developers");
@@ -548,6 +677,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
 static void
 gst_cuda_ccl_init (GstCudaCcl * self)
 {
+  guint i;
+
   self->backend_choice = DEFAULT_BACKEND;
   self->settings.threshold = DEFAULT_THRESHOLD;
   self->settings.threshold_mode = (CclThresholdMode) DEFAULT_THRESHOLD_MODE;
@@ -563,10 +694,17 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.open_radius = DEFAULT_OPEN_RADIUS;
   self->settings.close_radius = DEFAULT_CLOSE_RADIUS;
   self->mask_location = g_strdup (DEFAULT_MASK_LOCATION);
+  self->settings.block_size = DEFAULT_BLOCK_SIZE;
+  self->settings.offset = DEFAULT_OFFSET;
+  for (i = 0; i < 3; i++) {
+    self->settings.color_low[i] = default_color_low[i];
+    self->settings.color_high[i] = default_color_high[i];
+  }
   self->settings.max_components = DEFAULT_MAX_COMPONENTS;
   self->settings.overlay = DEFAULT_OVERLAY;
   self->settings.overlay_alpha = DEFAULT_OVERLAY_ALPHA;
   self->roi_meta = DEFAULT_ROI_META;
+  self->analytics_meta = DEFAULT_ANALYTICS_META;
   self->settings.max_roi_metas = DEFAULT_MAX_ROI_METAS;
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->settings.tracking = DEFAULT_TRACKING;
@@ -578,6 +716,54 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   /* Input and output caps are always equal, so "passthrough caps first" would
    * only let downstream's order override ours (CUDA memory first). */
   gst_base_transform_set_prefer_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+/* color-low or color-high from its GstValueArray into bounds; FALSE, leaving
+ * bounds alone, with a warning saying what is wrong, for a count other than three or
+ * a hue over 179. (The element spec has already refused what is not an integer of
+ * 0..255, as GObject refuses any value outside a property's range.) */
+static gboolean
+color_bounds_from_value (GstCudaCcl * self, const GValue * value,
+    const gchar * name, gint bounds[3])
+{
+  guint i, n = gst_value_array_get_size (value);
+  gint got[3];
+
+  if (n != 3) {
+    g_warning ("%s: %s takes three values, \"<H,S,V>\", not %u: keeping "
+        "<%d,%d,%d>", GST_STR_NULL (GST_OBJECT_NAME (self)), name, n,
+        bounds[0], bounds[1], bounds[2]);
+    return FALSE;
+  }
+  for (i = 0; i < 3; i++) {
+    const GValue *v = gst_value_array_get_value (value, i);
+    gint top = i == 0 ? MAX_HUE : MAX_SAT_VAL;
+
+    got[i] = G_VALUE_HOLDS_INT (v) ? g_value_get_int (v) : -1;
+    if (got[i] < 0 || got[i] > top) {
+      g_warning ("%s: %s: %c must be an integer within 0-%d: keeping "
+          "<%d,%d,%d>", GST_STR_NULL (GST_OBJECT_NAME (self)), name, "HSV"[i],
+          top, bounds[0], bounds[1], bounds[2]);
+      return FALSE;
+    }
+  }
+  for (i = 0; i < 3; i++)
+    bounds[i] = got[i];
+  return TRUE;
+}
+
+static void
+color_bounds_to_value (const gint bounds[3], GValue * value)
+{
+  GValue v = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&v, G_TYPE_INT);
+  for (i = 0; i < 3; i++) {
+    g_value_set_int (&v, bounds[i]);
+    gst_value_array_append_value (value, &v);
+  }
+  g_value_unset (&v);
 }
 
 static void
@@ -615,6 +801,9 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
       break;
     case PROP_OVERLAY_ALPHA:
       self->settings.overlay_alpha = g_value_get_double (value);
+      break;
+    case PROP_ANALYTICS_META:
+      self->analytics_meta = g_value_get_boolean (value);
       break;
     case PROP_ROI_META:
       self->roi_meta = g_value_get_boolean (value);
@@ -659,6 +848,28 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
       late_mask = self->started;
       g_free (self->mask_location);
       self->mask_location = g_value_dup_string (value);
+      break;
+    case PROP_BLOCK_SIZE:
+      /* The spec holds the range; a window has a centre pixel only when odd
+       * (cv::adaptiveThreshold asserts it). Refused like an out-of-range value,
+       * rather than rounded: the user should learn the setting was not taken. */
+      if (g_value_get_int (value) % 2 == 0)
+        g_warning ("%s: block-size must be odd (3, 5, ..., 255), not %d: "
+            "keeping %d", GST_STR_NULL (GST_OBJECT_NAME (self)),
+            g_value_get_int (value), self->settings.block_size);
+      else
+        self->settings.block_size = g_value_get_int (value);
+      break;
+    case PROP_OFFSET:
+      self->settings.offset = g_value_get_double (value);
+      break;
+    case PROP_COLOR_LOW:
+      color_bounds_from_value (self, value, "color-low",
+          self->settings.color_low);
+      break;
+    case PROP_COLOR_HIGH:
+      color_bounds_from_value (self, value, "color-high",
+          self->settings.color_high);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -706,6 +917,9 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_OVERLAY_ALPHA:
       g_value_set_double (value, self->settings.overlay_alpha);
       break;
+    case PROP_ANALYTICS_META:
+      g_value_set_boolean (value, self->analytics_meta);
+      break;
     case PROP_ROI_META:
       g_value_set_boolean (value, self->roi_meta);
       break;
@@ -748,6 +962,18 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MASK_LOCATION:
       g_value_set_string (value, self->mask_location);
       break;
+    case PROP_BLOCK_SIZE:
+      g_value_set_int (value, self->settings.block_size);
+      break;
+    case PROP_OFFSET:
+      g_value_set_double (value, self->settings.offset);
+      break;
+    case PROP_COLOR_LOW:
+      color_bounds_to_value (self->settings.color_low, value);
+      break;
+    case PROP_COLOR_HIGH:
+      color_bounds_to_value (self->settings.color_high, value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -761,6 +987,9 @@ gst_cuda_ccl_finalize (GObject * object)
   GstCudaCcl *self = GST_CUDA_CCL (object);
 
   g_free (self->mask_location);
+#ifdef HAVE_GST_ANALYTICS
+  ccl_analytics_free (self->analytics);
+#endif
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -953,6 +1182,11 @@ gst_cuda_ccl_start (GstBaseTransform * trans)
   self->on_cuda = ccl_backend_get_kind (self->backend) == CCL_BACKEND_CUDA;
   self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
+#ifdef HAVE_GST_ANALYTICS
+  if (!self->analytics)
+    self->analytics = ccl_analytics_new ();
+  ccl_analytics_reset (self->analytics);
+#endif
   GST_INFO_OBJECT (self, "labeling with the %s backend",
       ccl_backend_get_name (self->backend));
   return TRUE;
@@ -1161,6 +1395,17 @@ gst_cuda_ccl_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 }
 
 static gboolean
+gst_cuda_ccl_wants_color (GstCudaCcl * self)
+{
+  gboolean color;
+
+  GST_OBJECT_LOCK (self);
+  color = self->settings.foreground == CCL_FOREGROUND_COLOR;
+  GST_OBJECT_UNLOCK (self);
+  return color;
+}
+
+static gboolean
 gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
@@ -1192,6 +1437,16 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
             self->region->width, self->region->height, width, height),
         ("mask-location must be an image of the frame size"));
     g_free (location);
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_GRAY (in_info) && gst_cuda_ccl_wants_color (self)) {
+    /* Refused here, with the property named, rather than left out of the caps:
+     * a gray-only upstream would otherwise fail with a bare not-negotiated. */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("foreground=color needs a color format, but the frames are %s",
+            GST_VIDEO_INFO_NAME (in_info)),
+        ("gray frames have no hue or saturation: convert them (videoconvert "
+            "to RGBA, BGRx, NV12 or I420) or choose another foreground"));
     return FALSE;
   }
   if (!gst_cuda_ccl_enter (self)) {
@@ -1233,7 +1488,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapFlags flags;
   CclSettings settings;
   CclReport report = { 0, };
-  gboolean roi_meta, post_messages, on_device, draws, ok;
+  gboolean roi_meta, post_messages, analytics_meta, on_device, draws, ok;
   guint track_reset;
   GstCclMeta *meta;
   GError *error = NULL;
@@ -1244,6 +1499,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   settings = self->settings;
   roi_meta = self->roi_meta;
+  analytics_meta = self->analytics_meta;
   post_messages = self->post_messages;
   track_reset = self->track_reset;
   self->track_reset = 0;
@@ -1269,6 +1525,9 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * live on the device. */
   if (track_reset) {
     ccl_backend_reset_tracks (self->backend, (CclTrackReset) (track_reset - 1));
+#ifdef HAVE_GST_ANALYTICS
+    ccl_analytics_reset (self->analytics);
+#endif
     if (!ccl_backend_reset_foreground (self->backend, &error)) {
       gst_cuda_ccl_leave (self);
       POST_BACKEND_ERROR (self, error, ("Could not reset the foreground model "
@@ -1308,6 +1567,15 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (roi_meta)
     gst_cuda_ccl_report_add_roi_metas (buf, &report);
+#ifdef HAVE_GST_ANALYTICS
+  if (analytics_meta)
+    ccl_analytics_attach (self->analytics, buf, report.components,
+        report.n_components, report.tracking,
+        gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+            GST_BUFFER_PTS (buf)), settings.track_max_lost);
+#else
+  (void) analytics_meta;
+#endif
   if (post_messages)
     gst_element_post_message (GST_ELEMENT (self),
         gst_cuda_ccl_report_message (GST_OBJECT (self), buf, &trans->segment,

@@ -55,10 +55,16 @@ typedef enum {
  *   (#GstCudaCcl:threshold, #GstCudaCcl:threshold-mode)
  * @GST_CUDA_CCL_FOREGROUND_BACKGROUND: a per-pixel adaptive background model;
  *   what differs from it is foreground, shadows are not
+ * @GST_CUDA_CCL_FOREGROUND_LOCAL: luma against the mean of its
+ *   #GstCudaCcl:block-size window less #GstCudaCcl:offset (uneven light)
+ * @GST_CUDA_CCL_FOREGROUND_COLOR: HSV color within #GstCudaCcl:color-low ..
+ *   #GstCudaCcl:color-high (color formats only)
  */
 typedef enum {
   GST_CUDA_CCL_FOREGROUND_THRESHOLD = CCL_FOREGROUND_THRESHOLD,
   GST_CUDA_CCL_FOREGROUND_BACKGROUND = CCL_FOREGROUND_BACKGROUND,
+  GST_CUDA_CCL_FOREGROUND_LOCAL = CCL_FOREGROUND_LOCAL,
+  GST_CUDA_CCL_FOREGROUND_COLOR = CCL_FOREGROUND_COLOR,
 } GstCudaCclForeground;
 
 /**
@@ -96,12 +102,16 @@ struct _GstCudaCcl {
   gboolean roi_meta;
   gboolean post_messages;
   gchar *mask_location;
+  gboolean analytics_meta;
 
   /* streaming state */
   /* the decoded mask-location, from start to stop */
   CclRegion *region;
   CclBackend *backend;
   gboolean warned_fallback;
+  /* first and last running time of each track, for the analytics metadata (NULL
+   * where GStreamer has none: before 1.24) */
+  struct _CclAnalytics *analytics;
   /* under the object lock: ends the tracks and resets the foreground model before
    * the next frame (set by events, which may arrive on another thread than the
    * frames), CclTrackReset + 1, 0 none */
@@ -111,7 +121,13 @@ struct _GstCudaCcl {
   gboolean on_cuda;
 };
 
+#if GST_CHECK_VERSION (1, 20, 0)
 GST_ELEMENT_REGISTER_DECLARE (cudaccl);
+#else
+/* What GST_ELEMENT_REGISTER_DECLARE gives from 1.20 on. */
+gboolean gst_element_register_cudaccl (GstPlugin * plugin);
+#define GST_ELEMENT_REGISTER(element, plugin) gst_element_register_##element (plugin)
+#endif
 
 G_END_DECLS
 

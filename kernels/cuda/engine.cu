@@ -73,6 +73,8 @@ struct GraphKey {
   int foreground, open_radius, close_radius, mask_stage;
   const void* region;
   bg::StepParams step;
+  ColorOptions color;  // ForegroundModel::Color's bounds (plain ints: no padding)
+  int local_block, local_delta;  // ForegroundModel::Local's window and integer offset
 
   GraphKey(const ImageView& image, const Options& o, const Tuning& t, bool report,
            bool masked, const void* region_mask, const bg::StepParams& params) {
@@ -103,6 +105,11 @@ struct GraphKey {
     mask_stage = masked;
     region = region_mask;
     step = params;  // no padding (background_model.h), so memcmp sees only its fields
+    if (o.foreground == ForegroundModel::Color) color = o.color;
+    if (o.foreground == ForegroundModel::Local) {
+      local_block = o.local.block_size;
+      local_delta = local::params(o.local, o.mode, image.width).delta;
+    }
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -443,8 +450,9 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   Impl& d = *impl_;
   DeviceScope scope(d.device);
   // Each plane keeps its row stride on the device, so kernels see it as given.
-  // The background model of a color frame reads its chroma planes too.
-  const int planes = options.foreground == ForegroundModel::Background
+  // The background model and the color range read a color frame's chroma planes too.
+  const int planes = options.foreground == ForegroundModel::Background ||
+                             options.foreground == ForegroundModel::Color
                          ? plane_count(host_image.format) : 1;
   ImageView device_image = host_image;
   device_image.space = MemorySpace::Device;

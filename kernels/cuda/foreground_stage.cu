@@ -4,6 +4,7 @@
 
 #include "ccl/foreground.h"
 #include "ccl/luma.h"
+#include "color_range.h"
 
 namespace ccl::cuda {
 
@@ -167,6 +168,7 @@ bool ForegroundPass::reserve(const ImageView& image, const Options& options) {
   if (options.mask_stage() || has_region()) moved |= mask_.reserve(bytes, "cudaMalloc (foreground mask)");
   if (options.open_radius > 0 || options.close_radius > 0)
     moved |= scratch_.reserve(bytes, "cudaMalloc (cleanup scratch)");
+  if (options.foreground == ForegroundModel::Local) moved |= local_.reserve(image);
   if (options.foreground == ForegroundModel::Background) {
     const size_t planes = background_state_bytes_per_pixel(image.format) / sizeof(uint16_t);
     if (state_.reserve(round_up(size_t(image.pixels()), kPitchAlign) * planes,
@@ -217,6 +219,10 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
           planes, w, pixels, state_.get(), plane, params, first_region, mask_.get(), mp);
     });
     check_launch("model_kernel");
+  } else if (options.foreground == ForegroundModel::Local) {
+    local_.enqueue(image, options, first_region, mask_.get(), mp, stream);
+  } else if (options.foreground == ForegroundModel::Color) {
+    enqueue_color_range(image, options.color, first_region, mask_.get(), mp, stream);
   } else {
     with_luma(image.format, [&](auto luma) {
       threshold_kernel<decltype(luma)><<<pixel_blocks(pixels), kPixelBlock, 0, stream>>>(
@@ -281,6 +287,7 @@ void ForegroundPass::poison(int byte, int width, int height, cudaStream_t stream
   const size_t bytes = pitch(width) * size_t(height);
   mask_.fill_bytes(byte, bytes, stream);
   scratch_.fill_bytes(byte, bytes, stream);
+  local_.poison(byte, width, height, stream);
   if (frames_ <= 1) state_.fill_bytes(byte, state_.capacity(), stream);
 }
 

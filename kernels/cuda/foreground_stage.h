@@ -15,6 +15,7 @@
 #include "ccl/types.h"
 #include "foreground.cuh"
 #include "geometry.h"
+#include "local_threshold.h"
 
 namespace ccl::cuda {
 
@@ -56,6 +57,7 @@ class ForegroundPass {
  private:
   DeviceBuffer<uint16_t> state_;
   DeviceBuffer<uint8_t> mask_, scratch_, region_;
+  LocalThreshold local_;  // ForegroundModel::Local's row sums
   int width_ = 0, height_ = 0;
   PixelFormat format_ = PixelFormat::Gray8;
   int region_width_ = 0, region_height_ = 0;

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "background_model.h"
+#include "color_range.h"
+#include "local_threshold.h"
 #include "ccl/luma.h"
 
 namespace ccl {
@@ -131,6 +133,20 @@ int ForegroundStage::apply(const ImageView& frame, const Options& options, Binar
   if (options.foreground == ForegroundModel::Threshold) {
     level = threshold_image(frame, options, mask);
     d.frames = 0;  // a model that skipped frames starts over when it is chosen again
+  } else if (options.foreground == ForegroundModel::Local) {
+    require_host(frame);
+    mask.width = frame.width;
+    mask.height = frame.height;
+    mask.pixels.resize(size_t(frame.pixels()));
+    local::mask_host(frame, options, mask.pixels.data());
+    d.frames = 0;  // as for the threshold: the background model starts over after it
+  } else if (options.foreground == ForegroundModel::Color) {
+    require_host(frame);
+    mask.width = frame.width;
+    mask.height = frame.height;
+    mask.pixels.resize(size_t(frame.pixels()));
+    color::mask_host(frame, options.color, mask.pixels.data());
+    d.frames = 0;  // as for the threshold: the background model starts over after it
   } else {
     require_host(frame);  // its planes are validate()'s
     mask.width = frame.width;

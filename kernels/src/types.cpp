@@ -59,6 +59,8 @@ const char* to_string(ForegroundModel m) {
   switch (m) {
     case ForegroundModel::Threshold: return "threshold";
     case ForegroundModel::Background: return "background";
+    case ForegroundModel::Local: return "local";
+    case ForegroundModel::Color: return "color";
   }
   return "?";
 }
@@ -91,7 +93,8 @@ bool parse(const std::string& text, ThresholdMode* out) {
 }
 
 bool parse(const std::string& text, ForegroundModel* out) {
-  for (ForegroundModel m : {ForegroundModel::Threshold, ForegroundModel::Background})
+  for (ForegroundModel m : {ForegroundModel::Threshold, ForegroundModel::Background,
+                            ForegroundModel::Local, ForegroundModel::Color})
     if (text == to_string(m)) {
       *out = m;
       return true;
@@ -148,14 +151,44 @@ void validate(const ImageView& image, const Options& options) {
     if (r < 0 || r > kMaxCleanupRadius)
       throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +
                   ", not " + std::to_string(r));
-  if (options.foreground == ForegroundModel::Background) {
-    // The model reads every plane of a color frame, not only the luma.
+  if (options.foreground == ForegroundModel::Background ||
+      options.foreground == ForegroundModel::Color) {
+    // These read every plane of a color frame, not only the luma.
     for (int p = 1; p < plane_count(image.format); ++p)
       if (!image.planes[p] ||
           image.strides[p] < plane_size(image.format, image.width, image.height, p).row_bytes)
         throw Error(std::string("a ") + to_string(image.format) + " frame needs its plane " +
-                    std::to_string(p) + " (and a stride that holds its rows) for the "
-                    "background model");
+                    std::to_string(p) + " (and a stride that holds its rows) for the " +
+                    to_string(options.foreground) + " foreground");
+  }
+  if (options.foreground == ForegroundModel::Local) {
+    const LocalOptions& l = options.local;
+    if (l.block_size < 3 || l.block_size > 255 || l.block_size % 2 == 0)
+      throw Error("local block size must be odd and within 3..255, not " +
+                  std::to_string(l.block_size));
+    if (!(l.offset >= -255.0 && l.offset <= 255.0))
+      throw Error("local offset must be within -255..255, not " + std::to_string(l.offset));
+    if (options.mode == ThresholdMode::Otsu)
+      throw Error("the local foreground compares with its window's mean: threshold mode "
+                  "above or below, not otsu");
+  }
+  if (options.foreground == ForegroundModel::Color) {
+    if (image.format == PixelFormat::Gray8 || image.format == PixelFormat::Gray16LE)
+      throw Error(std::string("the color foreground needs a color format, not ") +
+                  to_string(image.format));
+    const ColorOptions& c = options.color;
+    for (int i = 0; i < 3; ++i) {
+      const int top = i == 0 ? 179 : 255;
+      if (c.low[i] < 0 || c.low[i] > top || c.high[i] < 0 || c.high[i] > top)
+        throw Error(std::string("color bounds of ") + "HSV"[i] + " must be within 0.." +
+                    std::to_string(top) + ", not " + std::to_string(c.low[i]) + ".." +
+                    std::to_string(c.high[i]));
+      if (i > 0 && c.low[i] > c.high[i])
+        throw Error(std::string("color bounds of ") + "HSV"[i] + " are empty: " +
+                    std::to_string(c.low[i]) + " > " + std::to_string(c.high[i]));
+    }
+  }
+  if (options.foreground == ForegroundModel::Background) {
     const BackgroundOptions& b = options.background;
     if (b.history < 1 || b.history > 100000)
       throw Error("background history must be within 1..100000 frames, not " +

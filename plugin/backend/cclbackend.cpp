@@ -106,6 +106,8 @@ ccl::ForegroundModel to_foreground(CclForegroundModel m) {
   switch (m) {
     case CCL_FOREGROUND_THRESHOLD: return ccl::ForegroundModel::Threshold;
     case CCL_FOREGROUND_BACKGROUND: return ccl::ForegroundModel::Background;
+    case CCL_FOREGROUND_LOCAL: return ccl::ForegroundModel::Local;
+    case CCL_FOREGROUND_COLOR: return ccl::ForegroundModel::Color;
   }
   throw Failure(CCL_BACKEND_ERROR_SETTINGS, "unknown foreground model " + std::to_string(int(m)));
 }
@@ -298,6 +300,12 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.background.learning_rate = settings->learning_rate;
     options.background.variance_threshold = settings->variance_threshold;
     options.background.detect_shadows = settings->detect_shadows != FALSE;
+    options.local.block_size = settings->block_size;
+    options.local.offset = settings->offset;
+    for (int i = 0; i < 3; ++i) {
+      options.color.low[i] = settings->color_low[i];
+      options.color.high[i] = settings->color_high[i];
+    }
     options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
     options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
     // The engine refuses bad frames and bad settings alike (ccl::validate): checked

@@ -29,6 +29,8 @@ typedef enum {
 typedef enum {
   CCL_FOREGROUND_THRESHOLD,
   CCL_FOREGROUND_BACKGROUND,
+  CCL_FOREGROUND_LOCAL,
+  CCL_FOREGROUND_COLOR,
 } CclForegroundModel;
 
 /* Overlay flags, identical to GstCudaCclOverlay. */
@@ -87,6 +89,14 @@ typedef struct {
   gdouble learning_rate;
   gdouble variance_threshold;
   gboolean detect_shadows;
+  /* the local threshold's (CCL_FOREGROUND_LOCAL): side of the window whose mean,
+   * less offset, is a pixel's level (odd, 3..255) */
+  gint block_size;
+  gdouble offset;
+  /* the color range's (CCL_FOREGROUND_COLOR): inclusive H (0..179), S and V
+   * (0..255) bounds, OpenCV's 8-bit HSV; a hue low above high wraps around red */
+  gint color_low[3];
+  gint color_high[3];
   /* cleanup of the mask, for every model; 0: off */
   guint open_radius;
   guint close_radius;

@@ -51,7 +51,7 @@ class CpuBackend final : public Backend {
     int n = 0;
     opencv("connectedComponentsWithStats", [&] {
       n = cv::connectedComponentsWithStats(binary, labels_, stats_, centroids_,
-                                           options.connectivity, CV_32S, cv::CCL_SAUF);
+                                           options.connectivity, CV_32S, cv::CCL_WU);
     });
     features(uint32_t(n - 1), out);
     select_reported(out.components, options);

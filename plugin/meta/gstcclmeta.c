@@ -50,6 +50,18 @@
 
 #include <gst/video/video.h>
 
+#if !GLIB_CHECK_VERSION (2, 68, 0)
+/* GLib before 2.68 (Debian 11) has only g_memdup, whose size is a guint. */
+static gpointer
+g_memdup2 (gconstpointer mem, gsize size)
+{
+  gpointer copy = g_malloc (size);
+
+  memcpy (copy, mem, size);
+  return copy;
+}
+#endif
+
 G_DEFINE_BOXED_TYPE (GstCclComponent, gst_ccl_component,
     gst_ccl_component_copy, gst_ccl_component_free);
 

@@ -174,7 +174,7 @@ TEST(Properties, ForegroundPropertiesHaveTheirDefaultsAndRanges) {
   ASSERT_NE(fg, nullptr);
   EXPECT_STREQ(g_type_name(G_PARAM_SPEC_VALUE_TYPE(fg)), "GstCudaCclForeground");
   GEnumClass* models = G_PARAM_SPEC_ENUM(fg)->enum_class;
-  ASSERT_EQ(models->n_values, 2u);
+  ASSERT_EQ(models->n_values, 4u);  // local and color: local_color_test.cpp
   EXPECT_EQ(g_enum_get_value_by_nick(models, "threshold")->value, 0);
   EXPECT_EQ(g_enum_get_value_by_nick(models, "background")->value, 1);
 
@@ -222,7 +222,7 @@ TEST(Properties, OutOfRangeForegroundValuesAreRefused) {
   g_object_set(e, "variance-threshold", 255.5, nullptr);
   g_object_set(e, "open-radius", 33u, nullptr);
   g_object_set(e, "close-radius", 1000u, nullptr);
-  g_object_set(e, "foreground", 2, nullptr);
+  g_object_set(e, "foreground", 4, nullptr);
   EXPECT_EQ(warnings.count, 9);
 
   guint history, open_radius, close_radius;

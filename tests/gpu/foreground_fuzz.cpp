@@ -1,6 +1,7 @@
 #include "foreground_fuzz.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 #include "fuzz_frames.h"
@@ -88,6 +89,23 @@ ForegroundFuzzCase random_foreground_case(uint64_t seed, int max_side) {
     const int m = rng.range(0, 2);
     c.mode = m == 0 ? ThresholdMode::Above : m == 1 ? ThresholdMode::Below : ThresholdMode::Otsu;
     c.level = rng.range(0, 255);
+  } else if (rng.chance(20)) {
+    c.model = ForegroundModel::Local;
+    c.mode = rng.chance(50) ? ThresholdMode::Above : ThresholdMode::Below;
+    c.block_size = 2 * (rng.chance(70) ? rng.range(1, 32) : rng.range(1, 127)) + 1;
+    c.offset_tenths = rng.chance(60) ? rng.range(-300, 300) : 10 * rng.range(-255, 255);
+  }
+  if (c.model == ForegroundModel::Background && rng.chance(15)) {
+    // The color range (issue 28): a color format, a hue band that may wrap around red.
+    c.model = ForegroundModel::Color;
+    if (c.format == PixelFormat::Gray8 || c.format == PixelFormat::Gray16LE)
+      c.format = rng.pick({PixelFormat::NV12, PixelFormat::I420, PixelFormat::RGBA, PixelFormat::BGRx});
+    c.color.low[0] = rng.range(0, 179);
+    c.color.high[0] = rng.chance(30) ? rng.range(0, 179) : std::min(179, c.color.low[0] + rng.range(10, 90));
+    for (int k = 1; k < 3; ++k) {
+      c.color.low[k] = rng.chance(30) ? 0 : rng.range(0, 160);
+      c.color.high[k] = rng.chance(50) ? 255 : rng.range(c.color.low[k], 255);
+    }
   }
   c.history = rng.chance(60) ? rng.pick({1, 2, 3, 5, 8, 20, 100, 500}) : rng.range(1, 2000);
   const int rate = rng.range(0, 9);
@@ -126,9 +144,12 @@ std::string to_line(const ForegroundFuzzCase& c) {
     << " format=" << to_string(c.format) << " pad=" << c.padding
     << " algo=" << to_string(c.algorithm) << " conn=" << c.connectivity << " frames=" << c.frames
     << " labels=" << (c.write_labels ? 1 : 0) << " model=" << model_name(c.model)
-    << " mode=" << to_string(c.mode) << " level=" << c.level << " history=" << c.history
+    << " mode=" << to_string(c.mode) << " level=" << c.level << " block=" << c.block_size
+    << " offset_tenths=" << c.offset_tenths << " history=" << c.history
     << " rate_ppm=" << c.rate_ppm << " var=" << c.variance_threshold
-    << " shadows=" << (c.shadows ? 1 : 0) << " open=" << c.open_radius
+    << " shadows=" << (c.shadows ? 1 : 0) << " hsv_low=" << c.color.low[0] << ","
+    << c.color.low[1] << "," << c.color.low[2] << " hsv_high=" << c.color.high[0] << ","
+    << c.color.high[1] << "," << c.color.high[2] << " open=" << c.open_radius
     << " close=" << c.close_radius << " region=" << c.region
     << " region_clear=" << c.region_clear << " reset=" << c.reset << " min_area=" << c.min_area
     << " max_area=" << c.max_area << " max_comp=" << c.max_components
@@ -166,10 +187,17 @@ bool parse_foreground_case(const std::string& line, ForegroundFuzzCase* out, std
     else if (key == "model") ok = parse(v, &c.model);
     else if (key == "mode") ok = parse(v, &c.mode);
     else if (key == "level") c.level = std::stoi(v);
+    else if (key == "block") c.block_size = std::stoi(v);
+    else if (key == "offset_tenths") c.offset_tenths = std::stoi(v);
     else if (key == "history") c.history = std::stoi(v);
     else if (key == "rate_ppm") c.rate_ppm = std::stoi(v);
     else if (key == "var") c.variance_threshold = std::stoi(v);
     else if (key == "shadows") c.shadows = std::stoi(v) != 0;
+    else if (key == "hsv_low" || key == "hsv_high") {
+      int* t = key == "hsv_low" ? c.color.low : c.color.high;
+      char tail = 0;
+      ok = std::sscanf(v.c_str(), "%d,%d,%d%c", &t[0], &t[1], &t[2], &tail) == 3;
+    }
     else if (key == "open") c.open_radius = std::stoi(v);
     else if (key == "close") c.close_radius = std::stoi(v);
     else if (key == "region") c.region = std::stoull(v);
@@ -200,10 +228,13 @@ Options foreground_options(const ForegroundFuzzCase& c) {
   o.foreground = c.model;
   o.mode = c.mode;
   o.threshold = c.level;
+  o.local.block_size = c.block_size;
+  o.local.offset = c.offset_tenths / 10.0;
   o.background.history = c.history;
   o.background.learning_rate = c.rate_ppm < 0 ? -1.0 : c.rate_ppm / 1e6;
   o.background.variance_threshold = c.variance_threshold;
   o.background.detect_shadows = c.shadows;
+  o.color = c.color;
   o.open_radius = c.open_radius;
   o.close_radius = c.close_radius;
   o.min_area = c.min_area;

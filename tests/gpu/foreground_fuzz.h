@@ -29,10 +29,13 @@ struct ForegroundFuzzCase {
   ForegroundModel model = ForegroundModel::Background;
   ThresholdMode mode = ThresholdMode::Above;  // the threshold model's
   int level = 128;
+  int block_size = 31;      // ForegroundModel::Local's window
+  int offset_tenths = 100;  // and its offset, in tenths
   int history = 500;
   int rate_ppm = -1;  // learning rate in millionths; -1: from history
   int variance_threshold = 16;
   bool shadows = true;
+  ColorOptions color;  // ForegroundModel::Color's bounds (hsv_low=, hsv_high= in the line)
   int open_radius = 0, close_radius = 0;
   uint64_t region = 0;    // blob_region's seed; 0: no region
   int region_clear = -1;  // the region is cleared before this frame (-1: never)

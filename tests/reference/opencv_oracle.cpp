@@ -46,7 +46,7 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, 
   const cv::Mat image(h, w, CV_8UC1, const_cast<uint8_t*>(binary.pixels.data()));
   cv::Mat labels, stats, centroids;
   const int n = cv::connectedComponentsWithStats(image, labels, stats, centroids, connectivity,
-                                                 CV_32S, cv::CCL_SAUF) - 1;
+                                                 CV_32S, cv::CCL_WU) - 1;
 
   if (ours.num_components != uint32_t(n) || ours.components.size() != size_t(n))
     return ::testing::AssertionFailure() << "component count " << ours.num_components

@@ -1,5 +1,5 @@
 // OpenCV as the independent oracle of the CPU reference labeler (docs/CONTRACT.md, "Output": the label
-// numbering of connectedComponentsWithStats with CCL_SAUF).
+// numbering of connectedComponentsWithStats with CCL_WU, the SAUF algorithm under its name in every OpenCV 4 release).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 namespace ccl::test {
 
-/// Labels `binary` with ccl::label_binary and with OpenCV (CCL_SAUF) and compares:
+/// Labels `binary` with ccl::label_binary and with OpenCV (CCL_WU) and compares:
 /// component count, label image pixel for pixel, bounding boxes and areas against
 /// OpenCV's stats, first and second moments against sums taken over OpenCV's label
 /// image, centroids against OpenCV's. Describes the first difference on failure.

@@ -1,4 +1,4 @@
-// The CPU reference labeler against OpenCV (CCL_SAUF) on YACCLAB random images and on
+// The CPU reference labeler against OpenCV (CCL_WU, i.e. SAUF) on YACCLAB random images and on
 // the awkward images, 4- and 8-connectivity.
 #include <gtest/gtest.h>
 

@@ -45,7 +45,7 @@ class ForegroundStage {
   /// Writes the frame's foreground (0/1 per pixel) into `mask` as Options says: the
   /// threshold or the background model (whose state advances by one frame), then the
   /// cleanup and the region. Returns the level used (Options::threshold, Otsu's level,
-  /// or 0 for the background model). Throws ccl::Error for a host view it cannot read
+  /// or 0 for the other models). Throws ccl::Error for a host view it cannot read
   /// (validate()), or a region of another size.
   int apply(const ImageView& frame, const Options& options, BinaryImage& mask);
 

@@ -23,6 +23,14 @@ enum class ForegroundModel {
   /// Zivkovic's improved Gaussian mixture); what differs from it is foreground, shadows
   /// are not. Stateful: the engine (or ccl::ForegroundStage) keeps it per stream.
   Background,
+  /// A local threshold for uneven light: a pixel's luma above the mean of its
+  /// block_size x block_size window minus offset (ThresholdMode::Below: at or under it),
+  /// identical to cv::adaptiveThreshold with ADAPTIVE_THRESH_MEAN_C. Options::local.
+  Local,
+  /// A color range: the pixel's 8-bit HSV (OpenCV's: H 0..179, S and V 0..255) within
+  /// [low, high] per channel, a hue range with low > high wrapping around red; identical
+  /// to cv::cvtColor(RGB2HSV) + cv::inRange. Color formats only. Options::color.
+  Color,
 };
 
 /// The background model's settings (ForegroundModel::Background).
@@ -38,6 +46,21 @@ struct BackgroundOptions {
   double variance_threshold = 16;
   /// A darker pixel of the background's chromaticity is a shadow, and not foreground.
   bool detect_shadows = true;
+};
+
+/// The local threshold's settings (ForegroundModel::Local).
+struct LocalOptions {
+  /// Side of the square window whose mean is the pixel's level: odd, 3..255.
+  int block_size = 31;
+  /// Subtracted from the window mean (may be fractional or negative, as OpenCV's C).
+  double offset = 10;
+};
+
+/// The color range's settings (ForegroundModel::Color): inclusive bounds of H (0..179),
+/// S and V (0..255). low[0] > high[0] selects hues >= low[0] or <= high[0].
+struct ColorOptions {
+  int low[3] = {0, 0, 0};
+  int high[3] = {179, 255, 255};
 };
 
 /// Largest open_radius / close_radius (a (2r+1) x (2r+1) square).
@@ -137,6 +160,8 @@ struct Options {
   /// ForegroundModel::Threshold only.
   ForegroundModel foreground = ForegroundModel::Threshold;
   BackgroundOptions background;
+  LocalOptions local;
+  ColorOptions color;
   /// Cleanup of the foreground mask before labeling, for every model: a morphological
   /// opening, then a closing, with a (2r+1) x (2r+1) square; 0: off. 0..kMaxCleanupRadius.
   int open_radius = 0;

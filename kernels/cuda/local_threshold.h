@@ -1,0 +1,47 @@
+// The local threshold on the device (ForegroundModel::Local): the mask that
+// ForegroundPass (foreground_stage.h) cleans and the labelers read, written in two
+// passes whose work per pixel does not grow with the block size:
+//   rows:    the only reader of the frame. A block takes 1024 columns of a row plus
+//            128 on either side (edges replicated), turns them into 8-bit luma and
+//            prefix sums in shared memory, and writes each column's sum over its
+//            row window (uint16: at most 255 * 255) and its luma (into the mask,
+//            which the next pass overwrites in place);
+//   columns: a thread takes two columns of a strip of rows, sums its first window
+//            (at most 2 * strip rows), then slides down: one row in, one row out,
+//            and writes the mask bytes from the window mean (../src/local_threshold.h,
+//            whose rounding and test the CPU shares, and where the semantics are).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../src/local_threshold.h"
+#include "ccl/cuda_memory.h"
+#include "ccl/types.h"
+
+namespace ccl::cuda {
+
+class LocalThreshold {
+ public:
+  /// Device memory for frames like `image` (the row sums), so that enqueue() allocates
+  /// nothing. True when memory moved.
+  bool reserve(const ImageView& image);
+
+  /// Queues both passes for `image` (device planes that validate() took) on `stream`:
+  /// mask bytes 0 or 1, rows of `pitch` bytes (a multiple of 4; padding up to the next
+  /// multiple of 4 written as 0). `region` (null: none) is pitched like the mask, bytes
+  /// 0 or 1, and clears the mask where it is 0.
+  void enqueue(const ImageView& image, const Options& options, const uint8_t* region,
+               uint8_t* mask, size_t pitch, cudaStream_t stream);
+
+  /// Poisons the row sums of a width x height frame (tests: no stale sum may be read).
+  void poison(int byte, int width, int height, cudaStream_t stream);
+
+ private:
+  static size_t sums_pitch(int width);
+  DeviceBuffer<uint16_t> sums_;
+};
+
+}  // namespace ccl::cuda

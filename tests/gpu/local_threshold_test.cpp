@@ -1,0 +1,401 @@
+// The local threshold (ForegroundModel::Local, issue 28) on the GPU against the CPU
+// (ccl::ForegroundStage, itself checked against OpenCV's adaptiveThreshold by
+// tests/reference/local_threshold_test.cpp on the same sets): every frame's mask
+// (Engine::copy_mask), label image, count and reported table equal byte for byte.
+// Engines are poisoned before every frame (0xAB, or 0x01: a stale mask byte would
+// read as foreground; the row sums too); frames come through label_host and from the
+// test's own device buffers (enqueue, graphs captured and replayed).
+#include <algorithm>
+#include <array>
+#include <future>
+#include <sstream>
+#include <thread>
+
+#include "ccl/foreground.h"
+#include "foreground_fuzz.h"  // mask_difference
+#include "foreground_scenes.h"
+#include "fuzz_frames.h"
+#include "gpu_test_support.h"
+#include "local_threshold_images.h"
+#include "test_images.h"
+
+#ifdef CCL_TEST_WITH_CUDART
+#include <cuda_runtime.h>
+#endif
+
+namespace ccl::gpu_test {
+namespace {
+
+struct Job {
+  std::string name;
+  test::Frame frame;
+  Options options;
+  std::vector<uint8_t> region;  // empty: none
+  size_t region_stride = 0;
+  bool device = false;  // enqueue from device buffers, not label_host
+};
+
+struct Want {
+  Result result;
+  BinaryImage mask;
+  std::string error;
+};
+
+Want cpu_side(const Job& j) {
+  Want w;
+  try {
+    ForegroundStage stage;
+    if (!j.region.empty())
+      stage.set_region(j.region.data(), j.frame.view.width, j.frame.view.height, j.region_stride);
+    reference_label(j.frame.view, j.options, stage, w.result, &w.mask);
+  } catch (const std::exception& e) {
+    w.error = e.what();
+  }
+  return w;
+}
+
+#ifdef CCL_TEST_WITH_CUDART
+/// Device copies of a host frame's planes, padding included, in slots used in turn.
+class DevicePlanes {
+ public:
+  DevicePlanes() = default;
+  DevicePlanes(const DevicePlanes&) = delete;
+  DevicePlanes& operator=(const DevicePlanes&) = delete;
+  ~DevicePlanes() {
+    for (auto& slot : slots_)
+      for (Buffer& b : slot) cudaFree(b.data);
+  }
+  ImageView upload(const ImageView& host, size_t slot) {
+    if (slots_.size() <= slot) slots_.resize(slot + 1);
+    ImageView device = host;
+    device.space = MemorySpace::Device;
+    for (int p = 0; p < plane_count(host.format); ++p) {
+      const size_t bytes = host.strides[p] * plane_size(host.format, host.width, host.height, p).rows;
+      Buffer& b = slots_[slot][size_t(p)];
+      if (b.bytes < bytes) {
+        cudaFree(b.data);
+        b = Buffer{};
+        if (cudaMalloc(&b.data, bytes) != cudaSuccess) throw Error("cudaMalloc (test planes)");
+        b.bytes = bytes;
+      }
+      if (cudaMemcpy(b.data, host.planes[p], bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+        throw Error("cudaMemcpy (test planes)");
+      device.planes[p] = b.data;
+    }
+    return device;
+  }
+
+ private:
+  struct Buffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<std::array<Buffer, 3>> slots_;
+};
+#else
+class DevicePlanes {
+ public:
+  ImageView upload(const ImageView& host, size_t) { return host; }
+};
+#endif
+
+std::string gpu_side(cuda::Engine& engine, DevicePlanes& planes, size_t slot, const Job& j,
+                     const Want& want) {
+  if (!want.error.empty()) return "CPU: " + want.error;
+  try {
+    const ImageView& v = j.frame.view;
+    if (!j.region.empty()) engine.set_region(j.region.data(), v.width, v.height, j.region_stride);
+    Result got;
+    if (j.device) {
+      engine.enqueue(planes.upload(v, slot), j.options, nullptr);
+      engine.finish(got, j.options.write_labels);
+    } else {
+      engine.label_host(v, j.options, got);
+    }
+    std::vector<uint8_t> mask;
+    engine.copy_mask(mask);
+    if (!j.region.empty()) engine.set_region(nullptr, 0, 0);
+    if (!engine.device_mask()) return "no device mask for a local frame";
+    std::string diff = test::mask_difference(mask, want.mask);
+    if (diff.empty()) diff = difference(got, want.result);
+    return diff;
+  } catch (const std::exception& e) {
+    if (engine.has_region()) engine.set_region(nullptr, 0, 0);
+    return std::string("GPU: ") + e.what();
+  }
+}
+
+/// Checks the jobs on two engines (poison 0xAB and 0x01 in turn; `fixed`: the first
+/// alone, device frames always in the same buffers, so that graphs replay), CPU
+/// references on all cores a batch at a time. Returns the replayed graphs.
+uint64_t check_all(const std::vector<Job>& jobs, bool fixed = false) {
+  cuda::Engine engines[2];
+  cuda::testing::set_poison_byte(engines[0], 0xAB);
+  cuda::testing::set_poison_byte(engines[1], 0x01);
+  DevicePlanes planes[2];
+  const uint64_t before = cuda::testing::graph_replays(engines[0]) + cuda::testing::graph_replays(engines[1]);
+  const size_t batch = std::max<size_t>(4, 2 * std::thread::hardware_concurrency());
+  size_t failures = 0;
+  for (size_t first = 0; first < jobs.size(); first += batch) {
+    const size_t last = std::min(jobs.size(), first + batch);
+    std::vector<std::future<Want>> wants;
+    for (size_t i = first; i < last; ++i) wants.push_back(std::async(std::launch::async, cpu_side, std::cref(jobs[i])));
+    for (size_t i = first; i < last; ++i) {
+      const Want want = wants[i - first].get();
+      const Job& j = jobs[i];
+      const size_t e = fixed ? 0 : i % 2, slot = fixed ? 0 : (i / 2) % 3;
+      const std::string diff = gpu_side(engines[e], planes[e], slot, j, want);
+      if (!diff.empty() && failures++ < 20)
+        ADD_FAILURE() << j.name << " (" << to_string(j.frame.view.format) << " " << j.frame.view.width << "x"
+                      << j.frame.view.height << ", stride " << j.frame.view.strides[0]
+                      << (j.device ? ", device buffers" : ", label_host") << "): " << diff;
+    }
+  }
+  EXPECT_EQ(failures, 0u) << "of " << jobs.size() << " frames";
+  return cuda::testing::graph_replays(engines[0]) + cuda::testing::graph_replays(engines[1]) - before;
+}
+
+Options local_options(int block_size, double offset, ThresholdMode mode = ThresholdMode::Above) {
+  Options o;
+  o.foreground = ForegroundModel::Local;
+  o.local.block_size = block_size;
+  o.local.offset = offset;
+  o.mode = mode;
+  return o;
+}
+
+std::string describe_local(const Options& o) {
+  std::ostringstream s;
+  s << "block " << o.local.block_size << " offset " << o.local.offset << ", " << describe(o);
+  if (o.open_radius || o.close_radius) s << ", open " << o.open_radius << " close " << o.close_radius;
+  if (o.max_area) s << ", max-area " << o.max_area;
+  return s.str();
+}
+
+Job job(const std::string& name, test::Frame frame, const Options& o, bool device) {
+  Job j;
+  j.name = name + ", " + describe_local(o);
+  j.frame = std::move(frame);
+  j.options = o;
+  j.device = device;
+  return j;
+}
+
+const double kOffsets[] = {10, 0.5, -2.5, 7.3, 0, -7.3, 255, -255};
+
+// ---- The sets of the CPU test.
+
+TEST(LocalGpu, EveryBlockSizeOnSmallImages) {
+  CCL_REQUIRE_DEVICE();
+  const test::GrayImage images[] = {test::uneven_page(61, 43, 1), test::uneven_page(203, 37, 2),
+                                    test::uneven_page(9, 300, 3)};
+  std::vector<Job> jobs;
+  size_t k = 0;
+  for (const test::GrayImage& g : images)
+    for (int b = 3; b <= 255; b += 2)
+      for (ThresholdMode mode : {ThresholdMode::Above, ThresholdMode::Below}) {
+        ++k;
+        jobs.push_back(job(g.name, test::make_frame(g, PixelFormat::Gray8), local_options(b, kOffsets[k % 8], mode),
+                           k % 3 == 0));
+      }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, RoundingProbesMatchTheCpu) {
+  CCL_REQUIRE_DEVICE();
+  // The windows the CPU test builds to show OpenCV's rounding of the mean (vector and
+  // tail columns, every block size): the device's single precision must round as the
+  // CPU's does.
+  test::LocalRng rng(7);
+  std::vector<Job> jobs;
+  for (int b = 3; b <= 255; b += 2) {
+    const std::vector<test::Probe> probes = test::rounding_probes(b, 4, rng);
+    for (bool tail : {false, true}) {
+      std::vector<test::Probe> placed;
+      const test::GrayImage g = tail ? test::tail_probes(b, probes, &placed) : test::vector_probes(b, probes, &placed);
+      jobs.push_back(job(std::string(tail ? "tail" : "vector") + " probes", test::make_frame(g, PixelFormat::Gray8),
+                         local_options(b, 0), b % 4 == 1));
+    }
+    if (jobs.size() >= 32) {
+      check_all(jobs);
+      jobs.clear();
+    }
+  }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, RealImagesMatchTheCpu) {
+  CCL_REQUIRE_DEVICE();
+  std::string why;
+  const std::vector<test::GrayImage> images = test::real_images(&why);
+  if (images.empty()) GTEST_SKIP() << "real test images unavailable: " << why;
+  const int blocks[] = {3, 7, 15, 17, 31, 63, 101, 165, 201, 255};
+  size_t i = 0;
+  for (const test::GrayImage& g : images) {
+    std::vector<Job> jobs;
+    for (int b : blocks) {
+      ++i;
+      Options o = local_options(b, kOffsets[i % 6], i % 2 ? ThresholdMode::Above : ThresholdMode::Below);
+      o.connectivity = i % 3 ? 8 : 4;
+      o.algorithm = all_algorithms()[i % all_algorithms().size()];
+      if (i % 4 == 1) o.open_radius = 1;
+      if (i % 5 == 2) o.close_radius = 2;
+      if (i % 7 == 3) o.min_area = 5, o.max_area = 5000;
+      const PixelFormat format = test::all_formats()[i % test::all_formats().size()];
+      jobs.push_back(job(g.name, test::make_frame(g, format, i % 3 ? 0 : 7), o, i % 2 == 0));
+    }
+    check_all(jobs);  // one image's frames in host memory at a time
+  }
+}
+
+TEST(LocalGpu, FuzzedFramesAndPagesInEveryFormat) {
+  CCL_REQUIRE_DEVICE();
+  test::FuzzLimits limits;
+  limits.max_side = 1400;
+  limits.max_pixels = 1 << 20;
+  limits.tracking = false;
+  test::LocalRng rng(2026);
+  std::vector<Job> jobs;
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
+    const test::FuzzCase c = test::random_fuzz_case(seed, limits);
+    Options o = test::fuzz_options(c);
+    o.foreground = ForegroundModel::Local;
+    o.mode = rng.range(0, 1) ? ThresholdMode::Above : ThresholdMode::Below;
+    o.local.block_size = rng.range(0, 3) ? 2 * rng.range(1, 40) + 1 : 2 * rng.range(1, 127) + 1;
+    o.local.offset = rng.range(0, 2) ? rng.range(-300, 300) / 10.0 : double(rng.range(-255, 255));
+    o.open_radius = rng.range(0, 3) ? 0 : rng.range(1, 3);
+    o.close_radius = rng.range(0, 3) ? 0 : rng.range(1, 3);
+    if (!rng.range(0, 3)) o.min_area = uint64_t(rng.range(0, 20));
+    if (!rng.range(0, 4)) o.max_area = uint64_t(rng.range(1, 2000));
+    if (!rng.range(0, 6)) o.max_components = uint32_t(rng.range(0, 10));
+    o.write_labels = rng.range(0, 5) != 0;
+    const bool page = seed % 3 == 0;
+    test::Frame frame = page ? test::make_frame(test::uneven_page(c.width, c.height, seed), c.format, size_t(c.padding))
+                             : test::fuzz_frame(c, 0);
+    Job j = job(test::to_line(c) + (page ? " (page)" : ""), std::move(frame), o, seed % 2 == 0);
+    if (seed % 5 == 2) {
+      j.region_stride = size_t(c.width) + size_t(seed % 7);
+      j.region = test::blob_region(c.width, c.height, seed, j.region_stride);
+      j.name += ", region";
+    }
+    jobs.push_back(std::move(j));
+    if (jobs.size() == 100) {
+      check_all(jobs);
+      jobs.clear();
+    }
+  }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, EveryFormatPaddedStridesAlgorithmsAndConnectivities) {
+  CCL_REQUIRE_DEVICE();
+  const test::GrayImage g = test::uneven_page(157, 93, 11);
+  std::vector<Job> jobs;
+  size_t i = 0;
+  for (PixelFormat format : test::all_formats())
+    for (size_t padding : {size_t(0), size_t(3), size_t(17)})
+      for (int b : {3, 11, 31, 101, 255}) {
+        ++i;
+        Options o = local_options(b, kOffsets[i % 8], i % 2 ? ThresholdMode::Below : ThresholdMode::Above);
+        o.connectivity = i % 2 ? 4 : 8;
+        o.algorithm = all_algorithms()[i % all_algorithms().size()];
+        jobs.push_back(job(g.name, test::make_frame(g, format, padding), o, i % 2 == 1));
+      }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, Gray16UsesTheHighByte) {
+  CCL_REQUIRE_DEVICE();
+  test::LocalRng rng(16);
+  const test::GrayImage g = test::uneven_page(173, 67, 16);
+  std::vector<Job> jobs;
+  for (int b : {3, 31, 255})
+    for (ThresholdMode mode : {ThresholdMode::Above, ThresholdMode::Below}) {
+      test::Frame f = test::make_frame(g, PixelFormat::Gray16LE, 6);
+      for (int y = 0; y < g.height; ++y)  // low bytes at random: only the high byte may decide
+        for (int x = 0; x < g.width; ++x) f.storage[0][size_t(y) * f.view.strides[0] + 2 * size_t(x)] = uint8_t(rng.range(0, 255));
+      jobs.push_back(job("gray16 random low bytes", std::move(f), local_options(b, 3.7, mode), b == 31));
+    }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, FramesAtTheEdgesOfTheLaunchShapes) {
+  CCL_REQUIRE_DEVICE();
+  // Rows of one tile and of several (1024 columns a tile, 128 either side), strips of
+  // 32, 64 and 128 rows with windows longer than the frame, one pixel wide or high.
+  const std::pair<int, int> sizes[] = {{1, 1},    {1, 700},   {700, 1},  {2, 3},    {3, 2},
+                                       {1023, 5}, {1024, 7},  {1025, 9}, {2049, 33}, {5, 1500},
+                                       {130, 129}, {257, 65}, {64, 255}};
+  std::vector<Job> jobs;
+  size_t i = 0;
+  for (auto [w, h] : sizes)
+    for (int b : {3, 31, 33, 63, 65, 255}) {
+      ++i;
+      const test::GrayImage g = test::uneven_page(w, h, 100 + i);
+      const PixelFormat format = test::all_formats()[i % test::all_formats().size()];
+      jobs.push_back(job(g.name, test::make_frame(g, format, i % 2 ? 0 : 5), local_options(b, kOffsets[i % 8],
+                         i % 3 ? ThresholdMode::Above : ThresholdMode::Below), i % 2 == 0));
+    }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, LargeFrames) {
+  CCL_REQUIRE_DEVICE();
+  std::vector<Job> jobs;
+  size_t i = 0;
+  for (auto [w, h] : {std::pair<int, int>{1920, 1080}, {3840, 2160}})
+    for (int b : {31, 255}) {
+      ++i;
+      const test::GrayImage g = test::uneven_page(w, h, 4000 + i);
+      Options o = local_options(b, b == 31 ? 10 : 3.5);
+      o.close_radius = int(i % 2);
+      jobs.push_back(job(g.name, test::make_frame(g, i % 2 ? PixelFormat::NV12 : PixelFormat::RGBA), o, i % 2 == 0));
+    }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, RegionAndCleanup) {
+  CCL_REQUIRE_DEVICE();
+  const test::GrayImage g = test::uneven_page(211, 131, 5);
+  std::vector<Job> jobs;
+  size_t i = 0;
+  for (PixelFormat format : {PixelFormat::Gray8, PixelFormat::NV12, PixelFormat::BGRx, PixelFormat::I420})
+    for (auto [open, close] : {std::pair<int, int>{0, 0}, {1, 0}, {0, 2}, {2, 3}}) {
+      ++i;
+      Options o = local_options(i % 2 ? 25 : 71, i % 2 ? 4.5 : -1.5, i % 2 ? ThresholdMode::Above : ThresholdMode::Below);
+      o.open_radius = open;
+      o.close_radius = close;
+      o.min_area = 3;
+      o.max_area = 400;
+      Job j = job(g.name, test::make_frame(g, format, 5), o, i % 2 == 0);
+      j.region_stride = size_t(g.width) + 3;
+      j.region = test::blob_region(g.width, g.height, 77 + i, j.region_stride);
+      jobs.push_back(std::move(j));
+    }
+  check_all(jobs);
+}
+
+TEST(LocalGpu, GraphsFollowTheLocalSettings) {
+  CCL_REQUIRE_DEVICE();
+  // The same device buffer under settings that differ only in the local threshold's
+  // block size, offset or mode, again and again: graphs are captured and replayed,
+  // and a key that missed one of them would replay another's launches.
+  const test::GrayImage g = test::uneven_page(640, 360, 9);
+  const Options base = local_options(31, 10);
+  const Options others[] = {local_options(33, 10), local_options(31, 10.5), local_options(31, 12),
+                            local_options(31, 10, ThresholdMode::Below), local_options(255, 10),
+                            local_options(31, 9.2)};  // ceil(9.2) = 10: the same launches as base
+  std::vector<Job> jobs;
+  for (const Options& other : others)
+    for (int round = 0; round < 3; ++round)
+      for (const Options& o : {base, other}) jobs.push_back(job("graph keys", test::make_frame(g, PixelFormat::Gray8), o, true));
+  const uint64_t replays = check_all(jobs, true);
+#ifdef CCL_TEST_WITH_CUDART
+  EXPECT_GT(replays, 0u) << "no graph was replayed";
+#else
+  (void)replays;
+#endif
+}
+
+}  // namespace
+}  // namespace ccl::gpu_test
