@@ -15,6 +15,12 @@
 //                target (issue 28): color / threshold <= 1.3. Beside it the same masks
 //                labeled alone, and the color stage alone (stage events: the kernel
 //                that does what cv::cvtColor + cv::inRange do, for the peer's ratio)
+//   local        the local threshold (issue 28, ForegroundModel::Local, offset
+//                --local-offset, 10) + labeling + features, per --local-blocks block
+//                size (31 and 255); the target (issue 28): local / threshold <= 1.3.
+//                Beside it the same masks labeled alone, and the local stage alone
+//                (stage events: what cv::adaptiveThreshold does, for
+//                bench/opencv_threshold_peer.py's ratio)
 // and the copy bandwidth of the device (cudaMemcpy device to device, read + written
 // bytes over time), at which the model's state (ccl::background_state_bytes_per_pixel,
 // read and written once a frame) would take `state_us`. The target (issue 26):
@@ -32,7 +38,7 @@
 //                    [--algorithm NICK] [--connectivity 4|8] [--level N] [--check N] [--no-flush]
 //                    [--csv PATH] [--dump DIR] [--dump-only] [--device N]
 //                    [--models background,color] [--color-ranges objects,background]
-//                    [--color-range H,S,V,H,S,V]
+//                    [--color-range H,S,V,H,S,V] [--local-blocks 31,255] [--local-offset X]
 //
 // --dump DIR writes the frames (PGM for GRAY8, PPM for RGBA without its alpha, raw
 // NV12) with a MANIFEST per size and format, for bench/mog2_peer.py to time OpenCV's
@@ -91,7 +97,10 @@ struct Config {
   bool dump_only = false;
   int device = 0;
   // The stages timed beside the threshold: "background" (the model) and "color".
-  std::vector<std::string> models = {"background", "color"};
+  std::vector<std::string> models = {"background", "color", "local"};
+  // The local threshold's block sizes and offset.
+  std::vector<int> local_blocks = {31, 255};
+  double local_offset = 10;
   struct ColorRange {
     std::string name;
     ccl::ColorOptions bounds;
@@ -115,7 +124,8 @@ struct Config {
                "[--runs N] [--distinct N] [--close-radii R,...] [--algorithm NICK] "
                "[--connectivity 4|8] [--level N] [--check N] [--no-flush] [--csv PATH] [--dump DIR] "
                "[--dump-only] [--device N] [--models background,color] "
-               "[--color-ranges objects,background] [--color-range H,S,V,H,S,V]\n";
+               "[--color-ranges objects,background] [--color-range H,S,V,H,S,V] "
+               "[--local-blocks B,...] [--local-offset X]\n";
   std::exit(2);
 }
 
@@ -173,7 +183,7 @@ Config parse_args(int argc, char** argv) {
       else if (a == "--models") {
         c.models = bench::split(value());
         for (const std::string& m : c.models)
-          if (m != "background" && m != "color") usage("unknown model " + m);
+          if (m != "background" && m != "color" && m != "local") usage("unknown model " + m);
       } else if (a == "--color-ranges") {
         c.color_ranges.clear();
         for (const std::string& n : bench::split(value())) {
@@ -190,6 +200,14 @@ Config parse_args(int argc, char** argv) {
           usage("--color-range wants H,S,V,H,S,V (low, then high)");
         c.color_ranges = {r};
       }
+      else if (a == "--local-blocks") {
+        c.local_blocks.clear();
+        for (const std::string& b : bench::split(value())) {
+          c.local_blocks.push_back(std::stoi(b));
+          if (c.local_blocks.back() < 3 || c.local_blocks.back() > 255 || c.local_blocks.back() % 2 == 0)
+            usage("--local-blocks wants odd sizes within 3..255");
+        }
+      } else if (a == "--local-offset") c.local_offset = std::stod(value());
       else if (a == "--help" || a == "-h") usage("help");
       else usage("unknown argument " + a);
     } catch (const std::invalid_argument&) {
@@ -492,14 +510,15 @@ int main(int argc, char** argv) {
            "written once at the copy bandwidth; ratio = model / (threshold + state_us), "
            "ratio_same_mask = model / (mask + state_us); color-NAME rows (no state): ratio = color / "
            "threshold, ratio_same_mask = color / mask-color-NAME; stage-color-NAME: the color stage "
-           "alone (stage events, no graphs)\n"
+           "alone (stage events, no graphs); local-bN rows (block size N) likewise over their own "
+           "masks and stage\n"
         << "size,format,case,close_radius,frames,median_us,min_us,p90_us,graph_replays,"
            "components_median,foreground_percent,state_bytes,state_us,threshold_us,mask_us,ratio,"
            "ratio_same_mask,check\n";
 
     bench::Stream stream(cudaStreamNonBlocking);
     Runner runner(config, stream);
-    bool all_checked = true, all_met = true, all_color_met = true;
+    bool all_checked = true, all_met = true, all_color_met = true, all_local_met = true;
     for (const Size& z : config.sizes) {
       const auto t0 = Clock::now();
       const auto images = render(bench_scene(z), config.distinct);
@@ -619,6 +638,47 @@ int main(int argc, char** argv) {
               << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
           csv.flush();
         }
+        for (int block : config.has_model("local") ? config.local_blocks : std::vector<int>{}) {
+          ccl::Options local = base;
+          local.foreground = ccl::ForegroundModel::Local;
+          local.local.block_size = block;
+          local.local.offset = config.local_offset;
+          std::vector<std::unique_ptr<DeviceFrame>> masks;
+          ccl::ImageView mask_like = ccl::ImageView::gray8(nullptr, z.width, z.height);
+          for (int m = 0; m < std::min(config.distinct, 8); ++m) {
+            masks.push_back(std::make_unique<DeviceFrame>());
+            masks.back()->allocate(mask_like);
+          }
+          const Timing t = runner.play(library, local, &host, &masks);
+          ccl::Options on_mask = base;
+          on_mask.threshold = 0;  // mask bytes are 0 or 1
+          const Timing same = runner.play(masks, on_mask, nullptr, nullptr);
+          // The local stage alone (stage events, no graphs): what cv::adaptiveThreshold does.
+          const Timing alone = runner.play(library, local, nullptr, nullptr, true);
+          const double ratio = t.median / labeling.median, ratio_same = t.median / same.median;
+          all_local_met &= ratio <= 1.3;
+          const std::string name = "local-b" + std::to_string(block);
+          char extra[256];
+          std::snprintf(extra, sizeof extra,
+                        "\n            block %d offset %g; ratio %.2f over threshold, %.2f over the same "
+                        "masks (target <= 1.3: %s); local stage alone %.1f us",
+                        block, config.local_offset, ratio, ratio_same, ratio <= 1.3 ? "met" : "NOT met",
+                        alone.stage);
+          row(name.c_str(), 0, t, extra);
+          row("mask", 0, same, "");
+          csv << size << "," << ccl::to_string(format) << "," << name << ",0," << config.runs << ","
+              << fmt(t.median) << "," << fmt(t.min) << "," << fmt(t.p90) << "," << t.replays << ","
+              << fmt(t.components, 0) << "," << fmt(t.foreground, 2) << ",,," << fmt(labeling.median) << ","
+              << fmt(same.median) << "," << fmt(ratio, 3) << "," << fmt(ratio_same, 3) << "," << t.check << "\n";
+          csv << size << "," << ccl::to_string(format) << ",mask-" << name << ",0," << config.runs << ","
+              << fmt(same.median) << "," << fmt(same.min) << "," << fmt(same.p90) << "," << same.replays
+              << "," << fmt(same.components, 0) << "," << fmt(same.foreground, 2) << ",,,,,,,"
+              << same.check << "\n";
+          // median_us: the local stage alone (Profiling::Stages events, no graphs).
+          csv << size << "," << ccl::to_string(format) << ",stage-" << name << ",0," << config.runs << ","
+              << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
+          csv.flush();
+        }
       }
     }
     // Again at the end: a drift between the two shows clocks or power moving.
@@ -632,6 +692,9 @@ int main(int argc, char** argv) {
     if (config.has_model("color"))
       std::printf("color target (<= 1.3 over threshold labeling): %s\n",
                   all_color_met ? "met everywhere" : "NOT met everywhere");
+    if (config.has_model("local"))
+      std::printf("local target (<= 1.3 over threshold labeling): %s\n",
+                  all_local_met ? "met everywhere" : "NOT met everywhere");
     if (!all_checked) {
       std::printf("foreground_bench: a checked frame differed from the CPU stage\n");
       return 1;

@@ -4,13 +4,20 @@
  * the element tracks.
  *
  *   ccl-meta-print [--backend auto|cuda|cpu] [--threshold N] [--min-area N]
- *                  [--frames N] [--components] [--no-tracking] [FILE]
+ *                  [--frames N] [--components] [--no-tracking] [--analytics] [FILE]
  *
  * Without FILE the source is videotestsrc's bouncing ball. Builds against the
  * installed library:
  *
  *   cc ccl-meta-print.c -o ccl-meta-print \
  *       $(pkg-config --cflags --libs gstreamer-ccl-1.0) -lm
+ *
+ * With GStreamer 1.24 or newer, --analytics also prints the same components as
+ * GStreamer's analytics metadata holds them (GstAnalyticsRelationMeta, which any
+ * GstAnalytics reader sees); build it with:
+ *
+ *   cc -DWITH_GST_ANALYTICS ccl-meta-print.c -o ccl-meta-print \
+ *       $(pkg-config --cflags --libs gstreamer-ccl-1.0 gstreamer-analytics-1.0) -lm
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -19,11 +26,63 @@
 
 #include <math.h>
 
+#ifdef WITH_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
+
 typedef struct
 {
   gboolean components;
+  gboolean analytics;
   guint frames;
 } PrintState;
+
+#ifdef WITH_GST_ANALYTICS
+/* One line per object-detection entry (with the track related to it) and per
+ * tracking entry related to no box: a track unseen in this frame. */
+static void
+print_analytics (GstBuffer * buf)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsMtd od, trk, any;
+  gpointer state = NULL, rstate;
+  guint64 id;
+  GstClockTime first, last;
+  gboolean lost;
+  gint x, y, w, h;
+  gfloat conf;
+
+  if (!rmeta)
+    return;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_od_mtd_get_mtd_type (), &od)) {
+    gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h, &conf);
+    g_print ("    od %s box %d,%d %dx%d confidence %.2f",
+        g_quark_to_string (gst_analytics_od_mtd_get_obj_type (&od)), x, y, w, h,
+        conf);
+    rstate = NULL;
+    if (gst_analytics_relation_meta_get_direct_related (rmeta, od.id,
+            GST_ANALYTICS_REL_TYPE_RELATE_TO,
+            gst_analytics_tracking_mtd_get_mtd_type (), &rstate, &trk) &&
+        gst_analytics_tracking_mtd_get_info (&trk, &id, &first, &last, &lost))
+      g_print (" track %" G_GUINT64_FORMAT " first seen %" GST_TIME_FORMAT,
+          id, GST_TIME_ARGS (first));
+    g_print ("\n");
+  }
+  state = NULL;
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_tracking_mtd_get_mtd_type (), &trk)) {
+    rstate = NULL;
+    if (gst_analytics_relation_meta_get_direct_related (rmeta, trk.id,
+            GST_ANALYTICS_REL_TYPE_RELATE_TO, gst_analytics_od_mtd_get_mtd_type (),
+            &rstate, &any))
+      continue;
+    gst_analytics_tracking_mtd_get_info (&trk, &id, &first, &last, &lost);
+    g_print ("    unseen track %" G_GUINT64_FORMAT " last seen %" GST_TIME_FORMAT
+        "%s\n", id, GST_TIME_ARGS (last), lost ? ", lost" : "");
+  }
+}
+#endif
 
 /* The largest reported component: the meta is in label order unless
  * max-components capped it, so look rather than assume. */
@@ -94,6 +153,10 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   } else if ((c = largest_component (meta))) {
     print_component ("    largest ", meta, c);
   }
+#ifdef WITH_GST_ANALYTICS
+  if (ps->analytics)
+    print_analytics (buf);
+#endif
   ps->frames++;
   return GST_PAD_PROBE_OK;
 }
@@ -156,7 +219,7 @@ main (int argc, char **argv)
 {
   gchar *backend = NULL;
   gint threshold = 40, min_area = 10, frames = 30;
-  gboolean components = FALSE, no_tracking = FALSE;
+  gboolean components = FALSE, no_tracking = FALSE, analytics = FALSE;
   GOptionEntry entries[] = {
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
         "auto, cuda or cpu (default auto)", "NAME"},
@@ -170,6 +233,8 @@ main (int argc, char **argv)
         "print every reported component, not only the largest", NULL},
     {"no-tracking", 0, 0, G_OPTION_ARG_NONE, &no_tracking,
         "turn the element's tracking off (no track ids)", NULL},
+    {"analytics", 0, 0, G_OPTION_ARG_NONE, &analytics,
+        "also print the GstAnalytics entries (GStreamer 1.24 and newer)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("[FILE] - print cudaccl's "
@@ -196,6 +261,13 @@ main (int argc, char **argv)
         backend);
     return 2;
   }
+#ifndef WITH_GST_ANALYTICS
+  if (analytics) {
+    g_printerr ("ccl-meta-print: --analytics needs a build with "
+        "-DWITH_GST_ANALYTICS against GStreamer 1.24 or newer\n");
+    return 2;
+  }
+#endif
   factory = gst_element_factory_find ("cudaccl");
   if (!factory) {
     g_printerr ("ccl-meta-print: GStreamer has no cudaccl element (install "
@@ -218,6 +290,7 @@ main (int argc, char **argv)
   if (no_tracking)
     g_object_set (ccl, "tracking", FALSE, NULL);
   ps.components = components;
+  ps.analytics = analytics;
   pad = gst_element_get_static_pad (ccl, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &ps, NULL);
   gst_object_unref (pad);

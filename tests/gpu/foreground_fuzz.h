@@ -1,6 +1,6 @@
 // Random foreground sequences for gpu_fuzz (and a few fixed seeds in the GPU suite): one
 // seed gives a frame size, pixel format, row padding, algorithm, connectivity, the
-// model's settings (or a global threshold), cleanup radii, a region that may be cleared
+// model's settings (or a global or a local threshold), cleanup radii, a region that may be cleared
 // on the way, a reset of the model, area limits, and the scene (foreground_scenes.h).
 // As with fuzz_frames.h, a case prints as one line that parse_foreground_case reads
 // back into the same case, whatever the generator's weights become later.

@@ -10,7 +10,7 @@ exe=$1
 # shellcheck source=../common/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
-echo "1..5"
+echo "1..7"
 
 out=$("$exe" --backend cpu --frames 5 --components 2>&1)
 status=$?
@@ -70,5 +70,31 @@ if ! grep -q ', tracking$' <<<"$out" && ! grep -q ' track [0-9]' <<<"$out"; then
   ok "--no-tracking prints no track"
 else
   not_ok "--no-tracking prints no track" "$out"
+fi
+# --analytics: the GstAnalytics entries (GStreamer 1.24 and newer) hold the same
+# boxes and track ids as the GstCclMeta lines, in the same order.
+out=$("$exe" --backend cpu --frames 5 --components --analytics 2>&1)
+status=$?
+if [ $status -eq 2 ] && grep -q 'needs a build with' <<<"$out"; then
+  skip "--analytics prints one entry per component" "built without GstAnalytics (GStreamer < 1.24)"
+  skip "the analytics entries equal the GstCclMeta components" "built without GstAnalytics"
+else
+  ccl_lines=$(sed -n 's/^    #[0-9]* box \([0-9,x]*\) .* track \([0-9]*\).*/\1 \2/p' <<<"$out")
+  od_lines=$(sed -n 's/^    od cudaccl-component box \([0-9,x]*\) confidence 1.00 track \([0-9]*\).*/\1 \2/p' <<<"$out")
+  if [ $status -eq 0 ] && [ "$(grep -c '^    od ' <<<"$out")" -eq "$(grep -c '^    #' <<<"$out")" ] &&
+     [ -n "$od_lines" ]; then
+    ok "--analytics prints one entry per component"
+  else
+    not_ok "--analytics prints one entry per component" "exit $status
+$out"
+  fi
+  if [ -n "$ccl_lines" ] && [ "$ccl_lines" = "$od_lines" ]; then
+    ok "the analytics entries equal the GstCclMeta components"
+  else
+    not_ok "the analytics entries equal the GstCclMeta components" "meta:
+$ccl_lines
+analytics:
+$od_lines"
+  fi
 fi
 exit $((failed > 0))

@@ -63,9 +63,13 @@ fi
 requires=$(ccl_pc --print-requires gstreamer-ccl-1.0 | awk '{ print $1 }' | xargs)
 own=""
 for depth in 1 2; do
-  own=$(ccl_pc --maximum-traverse-depth=$depth --cflags --libs gstreamer-ccl-1.0)
+  own=$(ccl_pc --maximum-traverse-depth=$depth --cflags --libs gstreamer-ccl-1.0 2>/dev/null)
   [[ "$own" == *-lgstccl-1.0* ]] && break
 done
+# pkg-config 0.29 (Debian 11) has no traversal limit: the relocated prefix then also
+# reaches the required packages, whose paths under it do not exist and do no harm (the
+# system's flags for them follow).
+[[ "$own" == *-lgstccl-1.0* ]] || own=$(ccl_pc --cflags --libs gstreamer-ccl-1.0)
 # shellcheck disable=SC2086
 flags="$own $(pkg-config --cflags --libs $requires)"
 exe="$stage/ccl-meta-print"

@@ -426,8 +426,11 @@ class MetaThroughElement : public ::testing::Test {
     gst_object_unref(f);
     available_ = true;
     h_ = gst_harness_new_parse(launch);
-    gst_harness_set_caps_str(h_, "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1",
-                             out_caps);
+    const char* in_caps = "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1";
+    if (out_caps)
+      gst_harness_set_caps_str(h_, in_caps, out_caps);
+    else
+      gst_harness_set_src_caps_str(h_, in_caps);
     GstBuffer* buf = gst_buffer_new_allocate(nullptr, 64 * 48, nullptr);
     gst_buffer_memset(buf, 0, 0, 64 * 48);
     GST_BUFFER_PTS(buf) = 0;
@@ -482,8 +485,9 @@ TEST_F(MetaThroughElement, VideoconvertKeepsItExactly) {
 }
 
 TEST_F(MetaThroughElement, VideoflipDropsIt) {
-  const GstCclMeta* m = run("videoflip video-direction=90r",
-                            "video/x-raw,format=GRAY8,width=48,height=64,framerate=30/1");
+  // Output caps left to videoflip: GStreamer 1.18's cannot answer a fixed
+  // downstream rotation without a pixel-aspect-ratio.
+  const GstCclMeta* m = run("videoflip video-direction=90r", nullptr);
   if (!available_) GTEST_SKIP() << "videoflip (gst-plugins-good) is not installed";
   ASSERT_NE(out_, nullptr);
   EXPECT_EQ(m, nullptr) << "a rotated frame must not keep unrotated boxes";

@@ -49,12 +49,14 @@ fi
 grep -E "GStreamer [0-9.]+: CUDA memory" /var/tmp/cpu-setup.log | sed "s/^/INFO /"
 echo "STEP OK configure (CPU backend)"
 # What the element and meta suites run and depend on: the engine, the meta library,
-# the plugin and those tests, not every other suite of the tree.
+# the plugin, what is installed and those tests, not every other suite of the tree.
 targets=$(cd "$b" && python3 - <<EOF
 import json, os, subprocess
 ask = lambda what: json.loads(subprocess.check_output(["meson", "introspect", what]))
-files = {t["id"]: t["filename"] for t in ask("--targets")}
-want = set()
+targets = ask("--targets")
+files = {t["id"]: t["filename"] for t in targets}
+# Everything installed too: meta-install installs the whole project.
+want = set(f for t in targets if t.get("installed") for f in t["filename"])
 for t in ask("--tests"):
     if set(t["suite"]) & {"cudaccl:element", "cudaccl:meta", "element", "meta"}:
         want.update(f for d in t.get("depends", []) for f in files.get(d, []))
@@ -71,12 +73,27 @@ echo "STEP OK build: engine, meta library, plugin and tests"
 [ -d /testdata ] && export CCL_TESTDATA_DIR=/testdata
 meson test -C "$b" --no-rebuild --suite element --suite meta --num-processes 2 \
   --print-errorlogs >/var/tmp/cpu-test.log 2>&1
-python3 - "$b/meson-logs/testlog.json" <<EOF
-import json, sys
-for line in open(sys.argv[1]):
+python3 - "$b/meson-logs" <<EOF
+import json, os, sys, xml.etree.ElementTree as ET
+logs = sys.argv[1]
+cases = {}  # test name -> [passed, failed, skipped] of its GoogleTest or TAP cases
+junit = os.path.join(logs, "testlog.junit.xml")
+if os.path.exists(junit):
+    for suite in ET.parse(junit).getroot().iter("testsuite"):
+        parts = suite.get("name", "").split(".")
+        if len(parts) < 2:
+            continue
+        c = cases.setdefault(parts[1], [0, 0, 0])
+        for case in suite.iter("testcase"):
+            i = 1 if case.find("failure") is not None or case.find("error") is not None else \
+                2 if case.find("skipped") is not None else 0
+            c[i] += 1
+for line in open(os.path.join(logs, "testlog.json")):
     t = json.loads(line)
     r = {"OK": "OK", "EXPECTEDFAIL": "OK", "SKIP": "SKIP"}.get(t["result"], "FAIL")
-    print("RESULT", r, t["name"])
+    c = cases.get(t["name"])
+    extra = " (%d cases passed, %d failed, %d skipped)" % tuple(c) if c else ""
+    print("RESULT", r, t["name"] + extra)
 EOF
 grep -q "^Fail:  *0" /var/tmp/cpu-test.log || tail -n 60 /var/tmp/cpu-test.log
 '
@@ -126,6 +143,6 @@ if [ -x "$nvcc" ] && [ "${CCL_PLATFORM_CUDA:-1}" != 0 ]; then
     "$(readlink -f /usr/local/cuda):/usr/local/cuda:ro" -- "$cuda_script" 2>&1)
   echo "# $suite: CUDA build took $((SECONDS - t0)) s"
 else
-  n=$((n + 1)); echo "ok $n - $suite: CUDA build # SKIP no CUDA toolkit at /usr/local/cuda on this host"
+  n=$((n + 1)); echo "ok $n - $suite: CUDA build # SKIP no CUDA toolkit at /usr/local/cuda on this host (or CCL_PLATFORM_CUDA=0)"
 fi
 finish

@@ -26,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "../gpu/foreground_fuzz.h"
 #include "ccl/foreground.h"
+#include "ccl/luma.h"
 #include "ccl/reference.h"
 #include "fuzz_frames.h"
 #include "local_threshold_images.h"
@@ -397,6 +399,41 @@ TEST(LocalStage, ALocalFrameRestartsTheBackgroundModel) {
   EXPECT_EQ(stage.frames(), 3u);
   EXPECT_EQ(stage.apply(frame.view, local_options(31, 10), mask), 0) << "level reported";
   EXPECT_EQ(stage.frames(), 0u);
+}
+
+// ---- gpu_fuzz's foreground sequences include local thresholds: their lines read back,
+// and their first frames match OpenCV on the engine's luma.
+
+GrayImage luma_of(const ImageView& v) {
+  GrayImage g;
+  g.name = "luma";
+  g.width = v.width;
+  g.height = v.height;
+  g.pixels.resize(size_t(v.width) * size_t(v.height));
+  for (int y = 0; y < v.height; ++y) {
+    const uint8_t* row = static_cast<const uint8_t*>(v.planes[0]) + size_t(y) * v.strides[0];
+    for (int x = 0; x < v.width; ++x)
+      g.pixels[size_t(y) * v.width + x] = uint8_t(luma8(luma_at(row, x, v.format), v.format));
+  }
+  return g;
+}
+
+TEST(LocalFuzzHook, ForegroundCasesWithLocalReadBackAndMatchOpenCv) {
+  int local = 0;
+  for (uint64_t seed = 1; seed <= 3000; ++seed) {
+    const ForegroundFuzzCase c = random_foreground_case(splitmix64(seed), 640);
+    ForegroundFuzzCase back;
+    std::string why;
+    ASSERT_TRUE(parse_foreground_case(to_line(c), &back, &why)) << to_line(c) << ": " << why;
+    ASSERT_EQ(to_line(back), to_line(c));
+    if (c.model != ForegroundModel::Local) continue;
+    if (++local > 60) continue;
+    Options o = foreground_options(c);
+    o.max_components = UINT32_MAX;  // the comparison reports in label order
+    const Frame f = foreground_frame(Scene(foreground_scene(c)), c, 0);
+    EXPECT_TRUE(matches_opencv(f.view, luma_of(f.view), o)) << to_line(c);
+  }
+  EXPECT_GT(local, 200);
 }
 
 }  // namespace
