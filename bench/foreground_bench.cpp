@@ -37,7 +37,7 @@
 //                    [--warmup N] [--runs N] [--distinct N] [--close-radii 0,2]
 //                    [--algorithm NICK] [--connectivity 4|8] [--level N] [--check N] [--no-flush]
 //                    [--csv PATH] [--dump DIR] [--dump-only] [--device N]
-//                    [--models background,color] [--color-ranges objects,background]
+//                    [--models background,color,local] [--color-ranges objects,background]
 //                    [--color-range H,S,V,H,S,V] [--local-blocks 31,255] [--local-offset X]
 //
 // --dump DIR writes the frames (PGM for GRAY8, PPM for RGBA without its alpha, raw
@@ -123,7 +123,7 @@ struct Config {
             << "usage: foreground_bench [--sizes WxH,...] [--formats NV12,RGBA,GRAY8] [--warmup N] "
                "[--runs N] [--distinct N] [--close-radii R,...] [--algorithm NICK] "
                "[--connectivity 4|8] [--level N] [--check N] [--no-flush] [--csv PATH] [--dump DIR] "
-               "[--dump-only] [--device N] [--models background,color] "
+               "[--dump-only] [--device N] [--models background,color,local] "
                "[--color-ranges objects,background] [--color-range H,S,V,H,S,V] "
                "[--local-blocks B,...] [--local-offset X]\n";
   std::exit(2);

@@ -24,11 +24,12 @@
 //        columns, its scalar loop's double precision, which is to the nearest. The two
 //        agree for every sum up to B = 163; from B = 165 on they differ for a few sums
 //        per window size (up to 64 of the 255 B^2 + 1), and then so does OpenCV's mask
-//        from one column to the next. The engine follows it there too. (This is the
-//        rule of OpenCV 4 built with 128-bit or wider SIMD, as on x86-64 and ARM: its
-//        wide loops hand their rest to a 128-bit loop of 8 columns, whatever the width.)
+//        from one column to the next. The engine follows it there too. (Checked with
+//        OpenCV 4.6 on x86-64, AVX2; by its source the rule of any OpenCV 4 built with
+//        128-bit or wider fixed-size SIMD: its wide loops hand their rest to a 128-bit
+//        loop of 8 columns, whatever the vector width.)
 //  - The window sums are exact integers (at most 255 * 255^2 < 2^24, so float(S) is
-//    exact too); their time per pixel is independent of the block size on both
+//    exact too); their cost per pixel is bounded whatever the block size, on both
 //    backends (running sums along rows and columns).
 #pragma once
 

@@ -271,7 +271,7 @@ void grow_to_largest(cuda::Engine& engine, int side) {
       engine.label_host(view, o, r);
     }
   // The foreground stage's buffers too: the model of three channels, the cleanup's
-  // scratch and a region, at the largest foreground case.
+  // scratch, the local threshold's sums and a region, at the largest foreground case.
   const int fw = std::min(side, kForegroundMaxWidth), fh = std::min(side, kForegroundMaxHeight);
   test::SceneSpec spec;
   spec.width = fw;
@@ -283,6 +283,8 @@ void grow_to_largest(cuda::Engine& engine, int side) {
   o.foreground = ForegroundModel::Background;
   o.close_radius = 1;
   Result r;
+  engine.label_host(frame.view, o, r);
+  o.foreground = ForegroundModel::Local;  // and the local threshold's row sums
   engine.label_host(frame.view, o, r);
   engine.set_region(nullptr, 0, 0);
   engine.reset_foreground();

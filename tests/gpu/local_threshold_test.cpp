@@ -397,5 +397,31 @@ TEST(LocalGpu, GraphsFollowTheLocalSettings) {
 #endif
 }
 
+// ---- Small frames for compute-sanitizer (scripts/gpu-check: memcheck and racecheck run
+// LocalSanitized.*): both passes in every format, tile and strip edges, the largest
+// window, a region and cleanup, a graph captured and replayed.
+
+TEST(LocalSanitized, SmallFramesEveryFormat) {
+  CCL_REQUIRE_DEVICE();
+  std::vector<Job> jobs;
+  size_t i = 0;
+  for (PixelFormat format : test::all_formats())
+    for (auto [w, h] : {std::pair<int, int>{37, 29}, {1030, 3}, {3, 70}}) {
+      ++i;
+      const test::GrayImage g = test::uneven_page(w, h, 600 + i);
+      Options o = local_options(i % 2 ? 255 : 5, 2.5, i % 3 ? ThresholdMode::Above : ThresholdMode::Below);
+      o.close_radius = int(i % 2);
+      Job j = job(g.name, test::make_frame(g, format, i % 2 ? 3 : 0), o, i % 2 == 0);
+      if (i % 4 == 1) {
+        j.region_stride = size_t(w);
+        j.region = test::blob_region(w, h, i, j.region_stride);
+      }
+      jobs.push_back(std::move(j));
+    }
+  const test::GrayImage g = test::uneven_page(70, 40, 700);
+  for (int k = 0; k < 4; ++k) jobs.push_back(job("replayed", test::make_frame(g, PixelFormat::Gray8), local_options(31, 10), true));
+  check_all(jobs, true);
+}
+
 }  // namespace
 }  // namespace ccl::gpu_test

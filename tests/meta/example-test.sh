@@ -79,8 +79,8 @@ if [ $status -eq 2 ] && grep -q 'needs a build with' <<<"$out"; then
   skip "--analytics prints one entry per component" "built without GstAnalytics (GStreamer < 1.24)"
   skip "the analytics entries equal the GstCclMeta components" "built without GstAnalytics"
 else
-  ccl_lines=$(sed -n 's/^    #[0-9]* box \([0-9,x]*\) .* track \([0-9]*\).*/\1 \2/p' <<<"$out")
-  od_lines=$(sed -n 's/^    od cudaccl-component box \([0-9,x]*\) confidence 1.00 track \([0-9]*\).*/\1 \2/p' <<<"$out")
+  ccl_lines=$(sed -n 's/^    #[0-9]* box \([0-9,]* [0-9x]*\) .* track \([0-9]*\).*/\1 \2/p' <<<"$out")
+  od_lines=$(sed -n 's/^    od cudaccl-component box \([0-9,]* [0-9x]*\) confidence 1.00 track \([0-9]*\).*/\1 \2/p' <<<"$out")
   if [ $status -eq 0 ] && [ "$(grep -c '^    od ' <<<"$out")" -eq "$(grep -c '^    #' <<<"$out")" ] &&
      [ -n "$od_lines" ]; then
     ok "--analytics prints one entry per component"

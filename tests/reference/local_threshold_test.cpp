@@ -13,7 +13,9 @@
 //   - real images (Debian packages), a spread of block sizes, with cleanup;
 //   - fuzzed frames (tests/common/fuzz_frames.h) and uneven-light pages in every
 //     format, odd sizes, padded strides, cleanup, area limits, a region;
-//   - GRAY16_LE's high byte, refused settings, the background model's restart.
+//   - GRAY16_LE's high byte, refused settings, the background model's restart;
+//   - gpu_fuzz's foreground cases with a local threshold (tests/gpu/foreground_fuzz.h):
+//     their lines read back, their first frames match OpenCV.
 #include <gtest/gtest.h>
 
 #include <opencv2/imgproc.hpp>
