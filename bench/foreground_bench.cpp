@@ -417,6 +417,8 @@ class Runner {
       const bool checking = host && i < c_.check;
       engine.finish(got, checking && options.write_labels);
       if (i >= c_.warmup) {
+        // finish() waits for the engine's own last event, not for `stop` after it.
+        stop.synchronize();
         us.push_back(bench::elapsed_us(start, stop));
         counts.push_back(got.num_components);
         if (stages) stage_us.push_back(engine.stage_times().threshold * 1000.0);

@@ -451,9 +451,7 @@ void Engine::label_host(const ImageView& host_image, const Options& options, Res
   DeviceScope scope(d.device);
   // Each plane keeps its row stride on the device, so kernels see it as given.
   // The background model and the color range read a color frame's chroma planes too.
-  const int planes = options.foreground == ForegroundModel::Background ||
-                             options.foreground == ForegroundModel::Color
-                         ? plane_count(host_image.format) : 1;
+  const int planes = options.reads_all_planes() ? plane_count(host_image.format) : 1;
   ImageView device_image = host_image;
   device_image.space = MemorySpace::Device;
   device_image.planes[1] = device_image.planes[2] = nullptr;

@@ -151,9 +151,7 @@ void validate(const ImageView& image, const Options& options) {
     if (r < 0 || r > kMaxCleanupRadius)
       throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +
                   ", not " + std::to_string(r));
-  if (options.foreground == ForegroundModel::Background ||
-      options.foreground == ForegroundModel::Color) {
-    // These read every plane of a color frame, not only the luma.
+  if (options.reads_all_planes()) {
     for (int p = 1; p < plane_count(image.format); ++p)
       if (!image.planes[p] ||
           image.strides[p] < plane_size(image.format, image.width, image.height, p).row_bytes)

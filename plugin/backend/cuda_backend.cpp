@@ -77,8 +77,9 @@ class CudaBackend final : public Backend {
                   bool with_planes, Result& out) override {
     cudaStream_t s = stream_->get();
     start_->record(s);
-    // The background model of a color frame reads its chroma (or all three colors).
-    const bool model_planes = options.foreground == ForegroundModel::Background;
+    // The background model and the color range read a color frame's chroma (or all
+    // three colors).
+    const bool model_planes = options.reads_all_planes();
     const ImageView device = frame.space == MemorySpace::Device
                                  ? frame
                                  : stage(frame, with_planes || model_planes);

@@ -181,6 +181,11 @@ struct Options {
   bool mask_stage() const {
     return foreground != ForegroundModel::Threshold || open_radius > 0 || close_radius > 0;
   }
+  /// True when the foreground test reads every plane of a color frame (its chroma or
+  /// all three colors), not only the luma.
+  bool reads_all_planes() const {
+    return foreground == ForegroundModel::Background || foreground == ForegroundModel::Color;
+  }
 };
 
 /// One connected component (docs/CONTRACT.md, "Output"). Sums are over the component's pixels.
