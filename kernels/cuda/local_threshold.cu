@@ -17,12 +17,13 @@ constexpr int kSpanPerThread = kSpan / kRowThreads;
 static_assert(kSpan % kRowThreads == 0, "each thread scans the same number of columns");
 static_assert(kHalo > local::kMaxRadius, "a window must fit in the span");
 
-constexpr int kColumnThreads = 128;
-
-/// Rows per column strip: at least half the window, so that summing a strip's first
-/// window costs at most two reads per pixel of the strip, whatever the block size; no
-/// more than that, so that small windows leave many strips (threads) to run at once.
-int strip_rows(int radius) { return radius < 16 ? 32 : radius < 32 ? 64 : 128; }
+/// Pass 2's block: kColumnWarps warps stacked down a tile of columns (a lane takes two
+/// columns, so a warp reads 128 contiguous bytes per row), each warp kColumnRows rows.
+/// Short runs and a 64-row tile leave ~250k threads at 1080p (the old strips: ~35k).
+constexpr int kColumnWarps = 16;
+constexpr int kColumnRows = 4;
+constexpr int kColumnTile = kColumnWarps * kColumnRows;
+constexpr int kColumnThreads = kColumnWarps * kWarpSize;
 
 /// Pass 1: row window sums and luma of kRowTile columns of one row. The span's luma
 /// goes through a block-wide prefix sum in shared memory, so a window sum is the
@@ -80,41 +81,70 @@ __global__ void __launch_bounds__(kRowThreads)
   *reinterpret_cast<uint32_t*>(luma_out + size_t(y) * luma_pitch + x) = l;
 }
 
-/// Pass 2: two columns of a strip of rows per thread. The column window sum of the
-/// row sums is kept as one row enters and one leaves; rows outside the frame repeat
-/// its first or last. Reads the luma that pass 1 left in the mask and overwrites it
-/// with the decision (and the region).
+/// Pass 2: kColumnTile rows of 64 columns per block. The warps share the sum of the
+/// tile's first window (each takes every kColumnWarps-th row of it) and each adds up
+/// how its kColumnRows rows change the window (rows in minus rows out, reads it keeps
+/// to slide with), so a warp's first window is the shared sum plus the changes of the
+/// warps above it: per thread about 2r / kColumnWarps + 2 * kColumnRows reads, and
+/// no serial walk down a long strip. Rows outside the frame repeat its first or last
+/// (clamped indices, as the CPU). Sums are uint32 and may wrap in the changes: the
+/// window sums themselves are exact (< 2^24). Reads the luma that pass 1 left in the
+/// mask and overwrites it with the decision (and the region).
 __global__ void __launch_bounds__(kColumnThreads)
     column_kernel(const uint16_t* sums, size_t sums_pitch, int width, int height,
-                  unsigned column_blocks, int strip, local::Params p, const uint8_t* region,
+                  unsigned column_blocks, local::Params p, const uint8_t* region,
                   uint8_t* mask, size_t pitch) {
-  const int y0 = int(blockIdx.x / column_blocks) * strip;
-  const int x = 2 * int((blockIdx.x % column_blocks) * kColumnThreads + threadIdx.x);
-  if (x >= width) return;
-  const int r = p.radius, last = height - 1, y1 = min(height, y0 + strip);
+  __shared__ uint2 shares[kColumnWarps][kWarpSize];   // each warp's part of the first window
+  __shared__ uint2 changes[kColumnWarps][kWarpSize];  // each warp's in minus out
+  const int lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const int y0 = int(blockIdx.x / column_blocks) * kColumnTile;
+  const int x = 2 * int((blockIdx.x % column_blocks) * kWarpSize + lane);
+  const int r = p.radius, last = height - 1, ys = y0 + warp * kColumnRows;
+  // Lanes past the width read nothing but stay for the barrier.
+  const bool inside = x < width;
   auto row_sums = [&](int row) {  // the row sums of columns x and x + 1
-    return __ldg(reinterpret_cast<const uint32_t*>(sums + size_t(row) * sums_pitch + x));
+    row = min(max(row, 0), last);
+    return inside ? __ldg(reinterpret_cast<const uint32_t*>(sums + size_t(row) * sums_pitch + x))
+                  : 0u;
   };
   uint32_t a = 0, b = 0;  // window sums of columns x and x + 1
-  auto add = [&](uint32_t w, uint32_t times) {
-    a += (w & 0xffffu) * times;
-    b += (w >> 16) * times;
-  };
-  if (y0 - r < 0) add(row_sums(0), uint32_t(r - y0));
-  if (y0 + r > last) add(row_sums(last), uint32_t(y0 + r - last));
-  for (int j = max(y0 - r, 0); j <= min(y0 + r, last); ++j) add(row_sums(j), 1);
+  for (int j = y0 - r + warp; j <= y0 + r; j += kColumnWarps) {
+    const uint32_t w = row_sums(j);
+    a += w & 0xffffu;
+    b += w >> 16;
+  }
+  uint32_t in[kColumnRows], gone[kColumnRows], da = 0, db = 0;
+#pragma unroll
+  for (int k = 0; k < kColumnRows; ++k) {
+    in[k] = row_sums(ys + k + r + 1);
+    gone[k] = row_sums(ys + k - r);
+    da += (in[k] & 0xffffu) - (gone[k] & 0xffffu);
+    db += (in[k] >> 16) - (gone[k] >> 16);
+  }
+  shares[warp][lane] = make_uint2(a, b);
+  changes[warp][lane] = make_uint2(da, db);
+  __syncthreads();
+  a = b = 0;
+#pragma unroll
+  for (int w = 0; w < kColumnWarps; ++w) {
+    const uint2 s = shares[w][lane], c = changes[w][lane];
+    a += s.x + (w < warp ? c.x : 0u);
+    b += s.y + (w < warp ? c.y : 0u);
+  }
+  if (!inside) return;
   const bool second = x + 1 < width;
-#pragma unroll 4
-  for (int y = y0; y < y1; ++y) {
+#pragma unroll
+  for (int k = 0; k < kColumnRows; ++k) {
+    const int y = ys + k;
+    if (y >= height) break;
     uint16_t* m = reinterpret_cast<uint16_t*>(mask + size_t(y) * pitch + x);
     const uint32_t l = *m;
     uint32_t out = local::is_foreground(l & 0xffu, local::window_mean(a, x, p), p) ? 1u : 0u;
     if (second && local::is_foreground(l >> 8, local::window_mean(b, x + 1, p), p)) out |= 0x100u;
     if (region) out &= *reinterpret_cast<const uint16_t*>(region + size_t(y) * pitch + x);
     *m = uint16_t(out);
-    const uint32_t in = row_sums(min(y + r + 1, last)), gone = row_sums(max(y - r, 0));
-    a += (in & 0xffffu) - (gone & 0xffffu);
-    b += (in >> 16) - (gone >> 16);
+    a += (in[k] & 0xffffu) - (gone[k] & 0xffffu);
+    b += (in[k] >> 16) - (gone[k] >> 16);
   }
 }
 
@@ -140,11 +170,10 @@ void LocalThreshold::enqueue(const ImageView& image, const Options& options,
         sums_.get(), sp, mask, pitch);
   });
   check_launch("local row_sums_kernel");
-  const int strip = strip_rows(p.radius);
-  const unsigned column_blocks = ceil_div(ceil_div(size_t(w), 2), kColumnThreads);
-  const unsigned strips = ceil_div(size_t(h), size_t(strip));
-  column_kernel<<<column_blocks * strips, kColumnThreads, 0, stream>>>(
-      sums_.get(), sp, w, h, column_blocks, strip, p, region, mask, pitch);
+  const unsigned column_blocks = ceil_div(ceil_div(size_t(w), 2), kWarpSize);
+  const unsigned tiles_down = ceil_div(size_t(h), kColumnTile);
+  column_kernel<<<column_blocks * tiles_down, kColumnThreads, 0, stream>>>(
+      sums_.get(), sp, w, h, column_blocks, p, region, mask, pitch);
   check_launch("local column_kernel");
 }
 

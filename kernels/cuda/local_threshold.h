@@ -6,10 +6,13 @@
 //            prefix sums in shared memory, and writes each column's sum over its
 //            row window (uint16: at most 255 * 255) and its luma (into the mask,
 //            which the next pass overwrites in place);
-//   columns: a thread takes two columns of a strip of rows, sums its first window
-//            (at most 2 * strip rows), then slides down: one row in, one row out,
-//            and writes the mask bytes from the window mean (../src/local_threshold.h,
-//            whose rounding and test the CPU shares, and where the semantics are).
+//   columns: a block takes 64 columns (two per lane) of a 64-row tile, 4 rows per
+//            warp. The warps split the sum of the tile's first window and each sums
+//            how its rows change the window, so a warp's first window is one small
+//            reduction in shared memory; it then slides down its rows (one row in,
+//            one row out) and writes the mask bytes from the window mean
+//            (../src/local_threshold.h, whose rounding and test the CPU shares, and
+//            where the semantics are).
 #pragma once
 
 #include <cuda_runtime.h>
