@@ -1,0 +1,35 @@
+// GPU = CPU for frames that go through the foreground stage (the color range, the
+// local threshold): each job's mask (Engine::copy_mask), label image, count and reported
+// table must equal ccl::ForegroundStage + reference_label byte for byte, and every
+// reported component must pass the area limits. Engines are poisoned before every frame
+// (0xAB, or 0x01: a stale mask byte would read as foreground); frames come through
+// label_host or from the test's own device buffers (enqueue, graphs replayed).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ccl/types.h"
+#include "test_images.h"
+
+namespace ccl::gpu_test {
+
+/// One frame to check: the frame, its options, and (optionally) a region.
+struct Job {
+  std::string name;
+  test::Frame frame;
+  Options options;
+  std::vector<uint8_t> region;  // empty: none
+  size_t region_stride = 0;
+  bool device = false;  // enqueue from device buffers, not label_host
+};
+
+/// Checks the jobs on two engines (poison 0xAB and 0x01, in turn; `fixed`: the first
+/// alone, its device frames always in the same buffers, so that graphs replay), CPU
+/// references on all cores a batch at a time. Returns the number of replayed graphs;
+/// reports up to 20 failures.
+uint64_t check_all(const std::vector<Job>& jobs, bool fixed = false);
+
+}  // namespace ccl::gpu_test
