@@ -24,62 +24,16 @@ namespace ccl::test {
 
 namespace {
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
-// Runs fetch-rgb.sh unless the cache already holds the manifest. Empty on success.
+// Runs fetch-rgb.sh (beside the gray fetch script) unless the cache holds its manifest.
 std::string ensure_fetched(const fs::path& dir) {
-  if (fs::exists(dir / "rgb" / "MANIFEST")) return {};
   const fs::path script =
       fs::path(env_or("CCL_FETCH_SCRIPT", CCL_FETCH_SCRIPT)).parent_path() / "fetch-rgb.sh";
-  if (!fs::exists(script))
-    return "no color test images in " + dir.string() + " and no fetch script at " +
-           script.string() + " (set CCL_TESTDATA_DIR to a filled cache)";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
-  const fs::path log = dir / "fetch-rgb.log";
-  const int rc = run_bash_logged(script.string(),
-                                 {dir.string(), env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE)}, log);
-  if (rc != 0 || !fs::exists(dir / "rgb" / "MANIFEST"))
-    return "could not fetch the color test images into " + dir.string() + " (exit " +
-           std::to_string(rc) + "): " + last_line(log);
-  return {};
+  return fetch_into(dir, script.string(), env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE), "rgb",
+                    "fetch-rgb.log", "color test images");
 }
 
-// Reads an 8-bit binary PPM (P6, maxval 255, '#' comments allowed in the header).
 bool read_ppm(const fs::path& file, RgbImage& img, std::string* why) {
-  std::ifstream in(file, std::ios::binary);
-  std::string magic;
-  in >> magic;
-  auto header_int = [&in]() {
-    in >> std::ws;
-    while (in.peek() == '#') {
-      std::string comment;
-      std::getline(in, comment);
-      in >> std::ws;
-    }
-    long v = -1;
-    in >> v;
-    return v;
-  };
-  const long w = header_int(), h = header_int(), maxval = header_int();
-  if (!in || magic != "P6" || w < 1 || h < 1 || maxval != 255) {
-    *why = "cannot read " + file.string() + " as an 8-bit binary PPM";
-    return false;
-  }
-  in.get();  // the single whitespace byte that ends the header
-  img.width = int(w);
-  img.height = int(h);
-  img.rgb.resize(size_t(w) * size_t(h) * 3);
-  in.read(reinterpret_cast<char*>(img.rgb.data()), std::streamsize(img.rgb.size()));
-  if (in.gcount() != std::streamsize(img.rgb.size())) {
-    *why = file.string() + " is truncated";
-    return false;
-  }
-  return true;
+  return read_netpbm(file, "P6", 3, img.width, img.height, img.rgb, why);
 }
 
 }  // namespace

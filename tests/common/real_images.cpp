@@ -24,61 +24,15 @@ namespace ccl::test {
 
 namespace {
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::string(v) : fallback;
-}
-
 // Runs the fetch script unless the cache already holds a manifest. Empty on success.
 std::string ensure_fetched(const fs::path& dir) {
-  if (fs::exists(dir / "gray" / "MANIFEST")) return {};
-  const std::string script = env_or("CCL_FETCH_SCRIPT", CCL_FETCH_SCRIPT);
-  if (!fs::exists(script))
-    return "no test images in " + dir.string() + " and no fetch script at " + script +
-           " (set CCL_TESTDATA_DIR to a filled cache)";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
-  const fs::path log = dir / "fetch.log";
-  const std::string import_tool = env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE);
-  const int rc = run_bash_logged(script, {dir.string(), import_tool}, log);
-  if (rc != 0 || !fs::exists(dir / "gray" / "MANIFEST"))
-    return "could not fetch the real test images into " + dir.string() + " (exit " +
-           std::to_string(rc) + "): " + last_line(log);
-  return {};
+  return fetch_into(dir, env_or("CCL_FETCH_SCRIPT", CCL_FETCH_SCRIPT),
+                    env_or("CCL_IMPORT_IMAGE", CCL_IMPORT_IMAGE), "gray", "fetch.log",
+                    "real test images");
 }
 
-// Reads an 8-bit binary PGM (P5, maxval 255, '#' comments allowed in the header).
 bool read_pgm(const fs::path& file, GrayImage& g, std::string* why) {
-  std::ifstream in(file, std::ios::binary);
-  std::string magic;
-  in >> magic;
-  auto header_int = [&in]() {
-    in >> std::ws;
-    while (in.peek() == '#') {
-      std::string comment;
-      std::getline(in, comment);
-      in >> std::ws;
-    }
-    long v = -1;
-    in >> v;
-    return v;
-  };
-  const long w = header_int(), h = header_int(), maxval = header_int();
-  if (!in || magic != "P5" || w < 1 || h < 1 || maxval != 255) {
-    *why = "cannot read " + file.string() + " as an 8-bit binary PGM";
-    return false;
-  }
-  in.get();  // the single whitespace byte that ends the header
-  g.width = int(w);
-  g.height = int(h);
-  g.pixels.resize(size_t(w) * size_t(h));
-  in.read(reinterpret_cast<char*>(g.pixels.data()), std::streamsize(g.pixels.size()));
-  if (in.gcount() != std::streamsize(g.pixels.size())) {
-    *why = file.string() + " is truncated";
-    return false;
-  }
-  return true;
+  return read_netpbm(file, "P5", 1, g.width, g.height, g.pixels, why);
 }
 
 std::vector<GrayImage> load_manifest(const fs::path& images, std::string* why) {
