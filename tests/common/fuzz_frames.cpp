@@ -13,29 +13,7 @@ namespace ccl::test {
 
 namespace {
 
-// splitmix64: small, fast, and good enough to pick parameters and pixel values.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    const uint64_t z = splitmix64(state_);
-    state_ += kSplitMixIncrement;
-    return z;
-  }
-  // lo..hi inclusive
-  int range(int lo, int hi) {
-    if (hi <= lo) return lo;
-    return lo + int(next() % uint64_t(int64_t(hi) - lo + 1));
-  }
-  bool chance(int percent) { return range(0, 99) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[size_t(range(0, int(v.size()) - 1))];
-  }
-
- private:
-  uint64_t state_;
-};
+using Rng = SplitMixRng;
 
 bool is_prime(int n) {
   if (n < 2) return false;

@@ -11,24 +11,9 @@ namespace ccl::test {
 
 namespace {
 
-// splitmix64 and plain modulo, as fuzz_frames.cpp: a seed gives the same case with
-// every standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed ^ 0xC0102A46E5B9D37Full) {}
-  uint64_t next() {
-    const uint64_t z = splitmix64(state_);
-    state_ += kSplitMixIncrement;
-    return z;
-  }
-  int range(int lo, int hi) {
-    if (hi <= lo) return lo;
-    return lo + int(next() % uint64_t(int64_t(hi) - lo + 1));
-  }
-  bool chance(int percent) { return range(0, 99) < percent; }
-
- private:
-  uint64_t state_;
+// The fuzz generator's stream, salted apart from the others (splitmix.h).
+struct Rng : SplitMixRng {
+  explicit Rng(uint64_t seed) : SplitMixRng(seed, 0xC0102A46E5B9D37Full) {}
 };
 
 uint8_t clamp8(int v) { return uint8_t(std::clamp(v, 0, 255)); }

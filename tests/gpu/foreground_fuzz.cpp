@@ -11,28 +11,9 @@ namespace ccl::test {
 
 namespace {
 
-// The same kind of generator as fuzz_frames.cpp's: splitmix64 and plain modulo, so a
-// seed gives the same case with every standard library.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed ^ 0xF0E1D2C3B4A59687ull) {}
-  uint64_t next() {
-    const uint64_t z = splitmix64(state_);
-    state_ += kSplitMixIncrement;
-    return z;
-  }
-  int range(int lo, int hi) {
-    if (hi <= lo) return lo;
-    return lo + int(next() % uint64_t(int64_t(hi) - lo + 1));
-  }
-  bool chance(int percent) { return range(0, 99) < percent; }
-  template <class T>
-  T pick(std::initializer_list<T> list) {
-    return *(list.begin() + range(0, int(list.size()) - 1));
-  }
-
- private:
-  uint64_t state_;
+// The fuzz generator's stream, salted apart from the others (splitmix.h).
+struct Rng : SplitMixRng {
+  explicit Rng(uint64_t seed) : SplitMixRng(seed, 0xF0E1D2C3B4A59687ull) {}
 };
 
 int radius(Rng& rng) {
