@@ -16,6 +16,17 @@
 
 namespace ccl::test {
 
+/// Options of the local threshold (ForegroundModel::Local), everything else default.
+inline Options local_options(int block_size, double offset,
+                             ThresholdMode mode = ThresholdMode::Above) {
+  Options o;
+  o.foreground = ForegroundModel::Local;
+  o.local.block_size = block_size;
+  o.local.offset = offset;
+  o.mode = mode;
+  return o;
+}
+
 class LocalRng {
  public:
   explicit LocalRng(uint64_t seed) : state_(seed ^ 0x5A17E5A17E5A17EDull) {}

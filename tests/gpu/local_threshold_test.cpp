@@ -17,18 +17,10 @@
 #include "local_threshold_images.h"
 #include "test_images.h"
 
-
 namespace ccl::gpu_test {
 namespace {
 
-Options local_options(int block_size, double offset, ThresholdMode mode = ThresholdMode::Above) {
-  Options o;
-  o.foreground = ForegroundModel::Local;
-  o.local.block_size = block_size;
-  o.local.offset = offset;
-  o.mode = mode;
-  return o;
-}
+using test::local_options;
 
 std::string describe_local(const Options& o) {
   std::ostringstream s;

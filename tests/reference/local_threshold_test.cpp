@@ -43,15 +43,6 @@ cv::Mat as_mat(const GrayImage& g) {
   return cv::Mat(g.height, g.width, CV_8UC1, const_cast<uint8_t*>(g.pixels.data()));
 }
 
-Options local_options(int block_size, double offset, ThresholdMode mode = ThresholdMode::Above) {
-  Options o;
-  o.foreground = ForegroundModel::Local;
-  o.local.block_size = block_size;
-  o.local.offset = offset;
-  o.mode = mode;
-  return o;
-}
-
 std::string describe(const Options& o) {
   std::ostringstream s;
   s << "block " << o.local.block_size << " offset " << o.local.offset << " "
