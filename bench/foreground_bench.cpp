@@ -596,6 +596,46 @@ int main(int argc, char** argv) {
               << same.check << "\n";
           csv.flush();
         }
+        // A model that writes a mask of its own (color, local): the whole frame, the same
+        // masks labeled alone and the stage alone, against labeling with the threshold.
+        // Returns the ratio over the threshold's labeling.
+        auto mask_model = [&](const ccl::Options& model, const std::string& name,
+                              const std::string& settings, const char* stage_name) {
+          std::vector<std::unique_ptr<DeviceFrame>> masks;
+          ccl::ImageView mask_like = ccl::ImageView::gray8(nullptr, z.width, z.height);
+          for (int m = 0; m < std::min(config.distinct, 8); ++m) {
+            masks.push_back(std::make_unique<DeviceFrame>());
+            masks.back()->allocate(mask_like);
+          }
+          const Timing t = runner.play(library, model, &host, &masks);
+          ccl::Options on_mask = base;
+          on_mask.threshold = 0;  // mask bytes are 0 or 1
+          const Timing same = runner.play(masks, on_mask, nullptr, nullptr);
+          // The stage alone (stage events, no graphs): what OpenCV's threshold step does.
+          const Timing alone = runner.play(library, model, nullptr, nullptr, true);
+          const double ratio = t.median / labeling.median, ratio_same = t.median / same.median;
+          char extra[256];
+          std::snprintf(extra, sizeof extra,
+                        "\n            %s; ratio %.2f over threshold, %.2f over the same masks "
+                        "(target <= 1.3: %s); %s stage alone %.1f us",
+                        settings.c_str(), ratio, ratio_same, ratio <= 1.3 ? "met" : "NOT met",
+                        stage_name, alone.stage);
+          row(name.c_str(), 0, t, extra);
+          row("mask", 0, same, "");
+          csv << size << "," << ccl::to_string(format) << "," << name << ",0," << config.runs << ","
+              << fmt(t.median) << "," << fmt(t.min) << "," << fmt(t.p90) << "," << t.replays << ","
+              << fmt(t.components, 0) << "," << fmt(t.foreground, 2) << ",,," << fmt(labeling.median) << ","
+              << fmt(same.median) << "," << fmt(ratio, 3) << "," << fmt(ratio_same, 3) << "," << t.check << "\n";
+          csv << size << "," << ccl::to_string(format) << ",mask-" << name << ",0," << config.runs << ","
+              << fmt(same.median) << "," << fmt(same.min) << "," << fmt(same.p90) << "," << same.replays
+              << "," << fmt(same.components, 0) << "," << fmt(same.foreground, 2) << ",,,,,,,"
+              << same.check << "\n";
+          // median_us: the stage alone (Profiling::Stages events, no graphs).
+          csv << size << "," << ccl::to_string(format) << ",stage-" << name << ",0," << config.runs << ","
+              << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
+          csv.flush();
+          return ratio;
+        };
         const bool color_format = format != ccl::PixelFormat::Gray8 && format != ccl::PixelFormat::Gray16LE;
         for (const Config::ColorRange& range : color_format && config.has_model("color")
                                                    ? config.color_ranges
@@ -603,83 +643,20 @@ int main(int argc, char** argv) {
           ccl::Options color = base;
           color.foreground = ccl::ForegroundModel::Color;
           color.color = range.bounds;
-          std::vector<std::unique_ptr<DeviceFrame>> masks;
-          ccl::ImageView mask_like = ccl::ImageView::gray8(nullptr, z.width, z.height);
-          for (int m = 0; m < std::min(config.distinct, 8); ++m) {
-            masks.push_back(std::make_unique<DeviceFrame>());
-            masks.back()->allocate(mask_like);
-          }
-          const Timing t = runner.play(library, color, &host, &masks);
-          ccl::Options on_mask = base;
-          on_mask.threshold = 0;  // mask bytes are 0 or 1
-          const Timing same = runner.play(masks, on_mask, nullptr, nullptr);
-          // The color kernel alone (stage events, no graphs): what cvtColor + inRange do.
-          const Timing alone = runner.play(library, color, nullptr, nullptr, true);
-          const double ratio = t.median / labeling.median, ratio_same = t.median / same.median;
-          all_color_met &= ratio <= 1.3;
-          const std::string name = "color-" + range.name;
-          char extra[256];
-          std::snprintf(extra, sizeof extra,
-                        "\n            H %d..%d S %d..%d V %d..%d; ratio %.2f over threshold, %.2f over "
-                        "the same masks (target <= 1.3: %s); color stage alone %.1f us",
-                        range.bounds.low[0], range.bounds.high[0], range.bounds.low[1], range.bounds.high[1],
-                        range.bounds.low[2], range.bounds.high[2], ratio, ratio_same,
-                        ratio <= 1.3 ? "met" : "NOT met", alone.stage);
-          row(name.c_str(), 0, t, extra);
-          row("mask", 0, same, "");
-          csv << size << "," << ccl::to_string(format) << "," << name << ",0," << config.runs << ","
-              << fmt(t.median) << "," << fmt(t.min) << "," << fmt(t.p90) << "," << t.replays << ","
-              << fmt(t.components, 0) << "," << fmt(t.foreground, 2) << ",,," << fmt(labeling.median) << ","
-              << fmt(same.median) << "," << fmt(ratio, 3) << "," << fmt(ratio_same, 3) << "," << t.check << "\n";
-          csv << size << "," << ccl::to_string(format) << ",mask-" << name << ",0," << config.runs << ","
-              << fmt(same.median) << "," << fmt(same.min) << "," << fmt(same.p90) << "," << same.replays
-              << "," << fmt(same.components, 0) << "," << fmt(same.foreground, 2) << ",,,,,,,"
-              << same.check << "\n";
-          // median_us: the color stage alone (Profiling::Stages events, no graphs).
-          csv << size << "," << ccl::to_string(format) << ",stage-" << name << ",0," << config.runs << ","
-              << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
-          csv.flush();
+          char settings[96];
+          std::snprintf(settings, sizeof settings, "H %d..%d S %d..%d V %d..%d", range.bounds.low[0],
+                        range.bounds.high[0], range.bounds.low[1], range.bounds.high[1],
+                        range.bounds.low[2], range.bounds.high[2]);
+          all_color_met &= mask_model(color, "color-" + range.name, settings, "color") <= 1.3;
         }
         for (int block : config.has_model("local") ? config.local_blocks : std::vector<int>{}) {
           ccl::Options local = base;
           local.foreground = ccl::ForegroundModel::Local;
           local.local.block_size = block;
           local.local.offset = config.local_offset;
-          std::vector<std::unique_ptr<DeviceFrame>> masks;
-          ccl::ImageView mask_like = ccl::ImageView::gray8(nullptr, z.width, z.height);
-          for (int m = 0; m < std::min(config.distinct, 8); ++m) {
-            masks.push_back(std::make_unique<DeviceFrame>());
-            masks.back()->allocate(mask_like);
-          }
-          const Timing t = runner.play(library, local, &host, &masks);
-          ccl::Options on_mask = base;
-          on_mask.threshold = 0;  // mask bytes are 0 or 1
-          const Timing same = runner.play(masks, on_mask, nullptr, nullptr);
-          // The local stage alone (stage events, no graphs): what cv::adaptiveThreshold does.
-          const Timing alone = runner.play(library, local, nullptr, nullptr, true);
-          const double ratio = t.median / labeling.median, ratio_same = t.median / same.median;
-          all_local_met &= ratio <= 1.3;
-          const std::string name = "local-b" + std::to_string(block);
-          char extra[256];
-          std::snprintf(extra, sizeof extra,
-                        "\n            block %d offset %g; ratio %.2f over threshold, %.2f over the same "
-                        "masks (target <= 1.3: %s); local stage alone %.1f us",
-                        block, config.local_offset, ratio, ratio_same, ratio <= 1.3 ? "met" : "NOT met",
-                        alone.stage);
-          row(name.c_str(), 0, t, extra);
-          row("mask", 0, same, "");
-          csv << size << "," << ccl::to_string(format) << "," << name << ",0," << config.runs << ","
-              << fmt(t.median) << "," << fmt(t.min) << "," << fmt(t.p90) << "," << t.replays << ","
-              << fmt(t.components, 0) << "," << fmt(t.foreground, 2) << ",,," << fmt(labeling.median) << ","
-              << fmt(same.median) << "," << fmt(ratio, 3) << "," << fmt(ratio_same, 3) << "," << t.check << "\n";
-          csv << size << "," << ccl::to_string(format) << ",mask-" << name << ",0," << config.runs << ","
-              << fmt(same.median) << "," << fmt(same.min) << "," << fmt(same.p90) << "," << same.replays
-              << "," << fmt(same.components, 0) << "," << fmt(same.foreground, 2) << ",,,,,,,"
-              << same.check << "\n";
-          // median_us: the local stage alone (Profiling::Stages events, no graphs).
-          csv << size << "," << ccl::to_string(format) << ",stage-" << name << ",0," << config.runs << ","
-              << fmt(alone.stage) << std::string(11, ',') << ",stage events\n";
-          csv.flush();
+          char settings[96];
+          std::snprintf(settings, sizeof settings, "block %d offset %g", block, config.local_offset);
+          all_local_met &= mask_model(local, "local-b" + std::to_string(block), settings, "local") <= 1.3;
         }
       }
     }
