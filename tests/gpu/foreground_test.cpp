@@ -18,6 +18,7 @@
 #include "foreground_fuzz.h"
 #include "foreground_scenes.h"
 #include "gpu_test_support.h"
+#include "stage_jobs.h"  // DevicePlanes
 #include "test_images.h"
 
 #ifdef CCL_TEST_WITH_CUDART
@@ -116,45 +117,6 @@ std::string describe_fg(const Options& o) {
 }
 
 #ifdef CCL_TEST_WITH_CUDART
-/// Device copies of host frames, whole planes padding included (so the device rows
-/// carry the same poison), in `slots` sets that come round in turn.
-class DevicePlanes {
- public:
-  ~DevicePlanes() {
-    for (auto& slot : buffers_)
-      for (auto& b : slot) cudaFree(b.data);
-  }
-  ImageView upload(const ImageView& host, int slot, cudaStream_t stream) {
-    if (buffers_.size() <= size_t(slot)) buffers_.resize(size_t(slot) + 1);
-    ImageView device = host;
-    device.space = MemorySpace::Device;
-    for (int p = 0; p < plane_count(host.format); ++p) {
-      const int rows = p == 0 ? host.height : (host.height + 1) / 2;
-      const size_t bytes = host.strides[p] * size_t(rows);
-      Buffer& b = buffers_[size_t(slot)][size_t(p)];
-      if (b.bytes < bytes) {
-        cudaFree(b.data);
-        b.data = nullptr;
-        b.bytes = 0;
-        if (cudaMalloc(&b.data, bytes) != cudaSuccess) throw Error("cudaMalloc (test planes)");
-        b.bytes = bytes;
-      }
-      if (cudaMemcpyAsync(b.data, host.planes[p], bytes, cudaMemcpyHostToDevice, stream) !=
-          cudaSuccess)
-        throw Error("cudaMemcpyAsync (test planes)");
-      device.planes[p] = b.data;
-    }
-    return device;
-  }
-
- private:
-  struct Buffer {
-    void* data = nullptr;
-    size_t bytes = 0;
-  };
-  std::vector<std::array<Buffer, 3>> buffers_;
-};
-
 class TestStream {
  public:
   TestStream() {

@@ -38,52 +38,6 @@ Want cpu_side(const Job& j) {
   return w;
 }
 
-#ifdef CCL_TEST_WITH_CUDART
-/// Device copies of a host frame's planes, padding included, in `slots` sets used in
-/// turn (as a buffer pool hands them out, so that graphs see the same addresses again).
-class DevicePlanes {
- public:
-  DevicePlanes() = default;
-  DevicePlanes(const DevicePlanes&) = delete;
-  DevicePlanes& operator=(const DevicePlanes&) = delete;
-  ~DevicePlanes() {
-    for (auto& slot : slots_)
-      for (Buffer& b : slot) cudaFree(b.data);
-  }
-  ImageView upload(const ImageView& host, size_t slot) {
-    if (slots_.size() <= slot) slots_.resize(slot + 1);
-    ImageView device = host;
-    device.space = MemorySpace::Device;
-    for (int p = 0; p < plane_count(host.format); ++p) {
-      const size_t rows = plane_size(host.format, host.width, host.height, p).rows;
-      const size_t bytes = host.strides[p] * rows;
-      Buffer& b = slots_[slot][size_t(p)];
-      if (b.bytes < bytes) {
-        cudaFree(b.data);
-        b = Buffer{};
-        if (cudaMalloc(&b.data, bytes) != cudaSuccess) throw Error("cudaMalloc (test planes)");
-        b.bytes = bytes;
-      }
-      if (cudaMemcpy(b.data, host.planes[p], bytes, cudaMemcpyHostToDevice) != cudaSuccess)
-        throw Error("cudaMemcpy (test planes)");
-      device.planes[p] = b.data;
-    }
-    return device;
-  }
-
- private:
-  struct Buffer {
-    void* data = nullptr;
-    size_t bytes = 0;
-  };
-  std::vector<std::array<Buffer, 3>> slots_;
-};
-#else
-class DevicePlanes {
- public:
-  ImageView upload(const ImageView& host, size_t) { return host; }
-};
-#endif
 
 /// Runs the job on `engine` and compares with `want`; empty when equal.
 std::string gpu_side(cuda::Engine& engine, DevicePlanes& planes, size_t slot, const Job& j,
@@ -120,6 +74,36 @@ std::string gpu_side(cuda::Engine& engine, DevicePlanes& planes, size_t slot, co
 }
 
 }  // namespace
+
+#ifdef CCL_TEST_WITH_CUDART
+DevicePlanes::~DevicePlanes() {
+  for (auto& slot : slots_)
+    for (Buffer& b : slot) cudaFree(b.data);
+}
+
+ImageView DevicePlanes::upload(const ImageView& host, size_t slot, cudaStream_t stream) {
+  if (slots_.size() <= slot) slots_.resize(slot + 1);
+  ImageView device = host;
+  device.space = MemorySpace::Device;
+  for (int p = 0; p < plane_count(host.format); ++p) {
+    const size_t bytes = host.strides[p] * plane_size(host.format, host.width, host.height, p).rows;
+    Buffer& b = slots_[slot][size_t(p)];
+    if (b.bytes < bytes) {
+      cudaFree(b.data);
+      b = Buffer{};
+      if (cudaMalloc(&b.data, bytes) != cudaSuccess) throw Error("cudaMalloc (test planes)");
+      b.bytes = bytes;
+    }
+    if (cudaMemcpyAsync(b.data, host.planes[p], bytes, cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      throw Error("cudaMemcpyAsync (test planes)");
+    device.planes[p] = b.data;
+  }
+  return device;
+}
+#else
+DevicePlanes::~DevicePlanes() = default;
+ImageView DevicePlanes::upload(const ImageView& host, size_t, cudaStream_t) { return host; }
+#endif
 
 uint64_t check_all(const std::vector<Job>& jobs, bool fixed) {
   cuda::Engine engines[2];

@@ -8,13 +8,36 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <string>
 #include <vector>
 
+#include "ccl/cuda_engine.h"  // cudaStream_t
 #include "ccl/types.h"
 #include "test_images.h"
 
 namespace ccl::gpu_test {
+
+/// Device copies of host frames' planes, padding included (so that the device rows carry
+/// the same poison), in slot sets used in turn, as a buffer pool hands them out, so that
+/// graphs see the same addresses again. Without the CUDA runtime it hands the host
+/// view back.
+class DevicePlanes {
+ public:
+  DevicePlanes() = default;
+  DevicePlanes(const DevicePlanes&) = delete;
+  DevicePlanes& operator=(const DevicePlanes&) = delete;
+  ~DevicePlanes();
+  /// Copies on `stream` (ordered before what is queued after it there).
+  ImageView upload(const ImageView& host, size_t slot, cudaStream_t stream = nullptr);
+
+ private:
+  struct Buffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
+  std::vector<std::array<Buffer, 3>> slots_;
+};
 
 /// One frame to check: the frame, its options, and (optionally) a region.
 struct Job {
