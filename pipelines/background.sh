@@ -99,27 +99,7 @@ fi
 
 # ccl_video_source exits (77 under the tests) when the package cannot be fetched.
 ccl_video_source "$clip" 720x576@25
-if [ -n "${FRAMES:-}" ]; then
-  raw="$root/first-$FRAMES.i420"
-  if [ -n "${CCL_VIDEO_RAW:-}" ]; then
-    head -c "$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))" "$CCL_VIDEO_RAW" >"$raw"
-  else
-    # The first FRAMES frames, decoded once into raw I420 that every run reads: a
-    # pipeline cut short behind the decoder (identity eos-after) lets a different
-    # few frames through each time, and the runs must see the same ones.
-    caps=$(gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
-      ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" 2>&1 |
-      sed -n 's/.*filesink0.GstPad:sink: caps = //p' | head -n 1)
-    w=$(sed -n 's/.*width=(int)\([0-9]*\).*/\1/p' <<<"$caps")
-    h=$(sed -n 's/.*height=(int)\([0-9]*\).*/\1/p' <<<"$caps")
-    fps=$(sed -n 's/.*framerate=(fraction)\([0-9]*\)\/1.*/\1/p' <<<"$caps")
-    [ -n "$w" ] && [ -n "$h" ] && [ -n "$fps" ] || ccl_die "could not decode $clip_path (caps: $caps)"
-    bytes=$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))
-    [ "$(stat -c %s "$raw")" -ge "$bytes" ] || ccl_die "$clip has fewer than $FRAMES frames"
-    truncate -s "$bytes" "$raw"
-  fi
-  ccl_raw_source "$raw" "${w}x$h@$fps"
-fi
+[ -n "${FRAMES:-}" ] && ccl_first_frames "$root/first-$FRAMES.i420"
 overlay=${OVERLAY:-boxes+trails}
 min_area=${MIN_AREA:-100}
 cleanup=(close-radius="${CLOSE_RADIUS:-2}" open-radius="${OPEN_RADIUS:-0}" min-area="$min_area")

@@ -225,3 +225,26 @@ ccl_report() {
   echo "outputs in $out:"
   (cd "$out" && ls -1 | awk '/^frame-[0-9]+\.png$/ { n++; next } { print "  " $0 } END { if (n) print "  frame-NNNN.png (" n " overlay frames)" }')
 }
+
+# ccl_first_frames RAW: after ccl_video_source, the source becomes the clip's first
+# $FRAMES frames, decoded once into RAW (raw I420; with CCL_VIDEO_RAW cut from that file)
+# that every run reads: a pipeline cut short behind the decoder (identity eos-after)
+# lets a different few frames through each time, and the runs must see the same ones.
+ccl_first_frames() {
+  local raw=$1 caps bytes
+  if [ -n "${CCL_VIDEO_RAW:-}" ]; then
+    head -c "$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))" "$CCL_VIDEO_RAW" >"$raw"
+  else
+    caps=$(gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
+      ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" 2>&1 |
+      sed -n 's/.*filesink0.GstPad:sink: caps = //p' | head -n 1)
+    w=$(sed -n 's/.*width=(int)\([0-9]*\).*/\1/p' <<<"$caps")
+    h=$(sed -n 's/.*height=(int)\([0-9]*\).*/\1/p' <<<"$caps")
+    fps=$(sed -n 's/.*framerate=(fraction)\([0-9]*\)\/1.*/\1/p' <<<"$caps")
+    [ -n "$w" ] && [ -n "$h" ] && [ -n "$fps" ] || ccl_die "could not decode $clip_path (caps: $caps)"
+    bytes=$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))
+    [ "$(stat -c %s "$raw")" -ge "$bytes" ] || ccl_die "$clip has fewer than $FRAMES frames"
+    truncate -s "$bytes" "$raw"
+  fi
+  ccl_raw_source "$raw" "${w}x$h@$fps"
+}

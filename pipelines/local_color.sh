@@ -143,29 +143,10 @@ page_part() {
 
 # ---- ball: a color range on a clip ----
 ball_part() {
-  local clip=${CLIP:-balle-jbart.mp4} out=$root/ball raw caps bytes
+  local clip=${CLIP:-balle-jbart.mp4} out=$root/ball
   ccl_video_source "$clip" 720x576@25
   ccl_fresh_dir "$out"
-  if [ -n "${FRAMES:-}" ]; then
-    raw="$root/first-$FRAMES.i420"
-    if [ -n "${CCL_VIDEO_RAW:-}" ]; then
-      head -c "$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))" "$CCL_VIDEO_RAW" >"$raw"
-    else
-      # Decoded once, cut to exactly FRAMES frames (as background.sh does): an
-      # identity eos-after behind the decoder lets a varying number through.
-      caps=$(gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
-        ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" 2>&1 |
-        sed -n 's/.*filesink0.GstPad:sink: caps = //p' | head -n 1)
-      w=$(sed -n 's/.*width=(int)\([0-9]*\).*/\1/p' <<<"$caps")
-      h=$(sed -n 's/.*height=(int)\([0-9]*\).*/\1/p' <<<"$caps")
-      fps=$(sed -n 's/.*framerate=(fraction)\([0-9]*\)\/1.*/\1/p' <<<"$caps")
-      [ -n "$w" ] && [ -n "$h" ] && [ -n "$fps" ] || ccl_die "could not decode $clip_path (caps: $caps)"
-      bytes=$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))
-      [ "$(stat -c %s "$raw")" -ge "$bytes" ] || ccl_die "$clip has fewer than $FRAMES frames"
-      truncate -s "$bytes" "$raw"
-    fi
-    ccl_raw_source "$raw" "${w}x$h@$fps"
-  fi
+  [ -n "${FRAMES:-}" ] && ccl_first_frames "$root/first-$FRAMES.i420"
   echo
   echo "local_color: ball: $source_desc${FRAMES:+ (first $FRAMES frames)}, backend=$ccl_backend"
   ccl_launch_frames "$out" tracked.avi \
