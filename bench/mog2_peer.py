@@ -18,7 +18,6 @@ With --gpu-csv the bench's rows (model, close radius 2) are joined to give the
 speedup of the GPU per size and format. Needs Python 3, NumPy and OpenCV only.
 """
 import argparse
-import csv
 import os
 import platform
 import statistics
@@ -29,14 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-
-def read_manifest(folder):
-    fields = {}
-    for line in (folder / "MANIFEST").read_text().splitlines():
-        key, _, value = line.partition(" ")
-        if key:
-            fields[key] = value.strip()
-    return fields
+from peer_util import bench_rows, cpu_name, playback, read_manifest
 
 
 def load_frames(folder, manifest):
@@ -64,13 +56,6 @@ def load_frames(folder, manifest):
     return frames
 
 
-def playback(i, distinct):
-    """The bench's order: forward, then back, and again."""
-    period = 2 * (distinct - 1)
-    p = i % period
-    return p if p < distinct else period - p
-
-
 def run(frames, warmup, runs):
     mog2 = cv2.createBackgroundSubtractorMOG2()
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
@@ -91,22 +76,10 @@ def run(frames, warmup, runs):
     return total, model, components
 
 
-def cpu_name():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def gpu_rows(path):
     """(size, format) -> median microseconds of the bench's model rows, close radius 2."""
     rows = {}
-    with open(path, newline="") as f:
-        lines = [line for line in f if not line.startswith("#")]
-    for row in csv.DictReader(lines):
+    for row in bench_rows(path):
         if row.get("case") == "model" and row.get("close_radius") == "2" and row.get("median_us"):
             rows[(row["size"], row["format"])] = float(row["median_us"])
     return rows
@@ -141,7 +114,7 @@ def main():
         print(line)
     print(out[0], flush=True)
     for folder in folders:
-        manifest = read_manifest(folder)
+        manifest, _ = read_manifest(folder)
         warmup = args.warmup if args.warmup is not None else int(manifest.get("warmup", 300))
         runs = args.runs if args.runs is not None else int(manifest.get("runs", 300))
         frames = load_frames(folder, manifest)

@@ -38,7 +38,6 @@ threshold step alone (speedup_full and speedup_full_tp of the adaptive and hsv-i
 rows). Needs Python 3, NumPy and OpenCV only.
 """
 import argparse
-import csv
 import os
 import platform
 import statistics
@@ -50,20 +49,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from peer_util import bench_rows, cpu_name, playback, read_manifest
+
 STEPS = ("adaptive", "local-pipeline", "hsv-inrange", "color-pipeline")
-
-
-def read_manifest(folder):
-    fields, ranges = {}, {}
-    for line in (folder / "MANIFEST").read_text().splitlines():
-        key, _, value = line.partition(" ")
-        if key.startswith("color_range_"):
-            low, high = value.split()
-            ranges[key[len("color_range_"):]] = (tuple(int(v) for v in low.split(",")),
-                                                 tuple(int(v) for v in high.split(",")))
-        elif key:
-            fields[key] = value.strip()
-    return fields, ranges
 
 
 class Frame:
@@ -110,15 +98,6 @@ def in_range(hsv, low, high):
     return cv2.bitwise_or(upper, lower)
 
 
-def playback(i, distinct):
-    """The bench's order: forward, then back, and again."""
-    if distinct < 2:
-        return 0
-    period = 2 * (distinct - 1)
-    p = i % period
-    return p if p < distinct else period - p
-
-
 def timed(frames, warmup, runs, step):
     """Milliseconds of step(frame) per timed frame."""
     ms = []
@@ -143,22 +122,10 @@ def throughput(frames, runs, step, threads):
     return (t1 - t0) * 1e3 / len(order)
 
 
-def cpu_name():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def gpu_rows(path):
     """(size, format, case) -> median microseconds of foreground_bench's CSV."""
     rows = {}
-    with open(path, newline="") as f:
-        lines = [line for line in f if not line.startswith("#")]
-    for row in csv.DictReader(lines):
+    for row in bench_rows(path):
         if row.get("median_us"):
             rows[(row["size"], row["format"], row["case"])] = float(row["median_us"])
     return rows
