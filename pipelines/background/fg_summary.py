@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tracking"))
-from plot_tracks import read_frames  # noqa: E402  (the parser of the element's messages)
+from plot_tracks import read_frames, text_table  # noqa: E402  (the element's messages)
 
 
 class Run:
@@ -73,14 +73,7 @@ def table(runs, max_share):
         lines.append((run.name, str(s["frames"]), f"{s['mean_reported']:.2f}",
                       f"{s['found']}", f"{100 * s['mean_share']:.2f} %",
                       f"{100 * s['max_share']:.2f} %", str(s["over"])))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = []
-    for k, line in enumerate(lines):
-        out.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                             for i, (cell, w) in enumerate(zip(line, widths))))
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return out
+    return text_table(lines)
 
 
 def check(runs, names, max_share):

@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tracking"))
-from plot_tracks import read_frames  # noqa: E402  (the parser of the element's messages)
+from plot_tracks import read_frames, text_table  # noqa: E402  (the element's messages)
 
 
 class Run:
@@ -61,14 +61,7 @@ def table(runs):
         lines.append((run.name, str(s["frames"]), f"{s['total']:.1f}", f"{s['reported']:.1f}",
                       str(s["found"]), f"{100 * s['mean_share']:.2f} %",
                       f"{100 * s['max_share']:.2f} %"))
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    out = []
-    for k, line in enumerate(lines):
-        out.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                             for i, (cell, w) in enumerate(zip(line, widths))))
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return out
+    return text_table(lines)
 
 
 def check_local(by_name, names):

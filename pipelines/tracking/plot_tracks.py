@@ -40,6 +40,20 @@ ARRAYS = ["label", "bbox-x", "bbox-y", "bbox-width", "bbox-height", "area",
           "velocity-x", "velocity-y"]
 
 
+
+def text_table(lines):
+    """Rows of strings (the first a header) as aligned text lines, a rule under the
+    header, the first column left-aligned and the others right-aligned: the demos'
+    summaries print their tables with it."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    out = []
+    for k, line in enumerate(lines):
+        out.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                             for i, (cell, w) in enumerate(zip(line, widths))))
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
 def convert(kind, text):
     text = text.strip()
     m = ELEMENT_TYPE.match(text)
