@@ -19,8 +19,6 @@ constexpr int kStripRows = 4;
 /// once and each walks fewer windows; a multiple of 64. The chunks' borders are merged
 /// with the strips' borders.
 constexpr int kChunkColumns = 128;
-/// Rows of the 32-column tiles of Komura's initialization.
-constexpr int kTileRows = 8;
 /// Threads of the per-word kernels (reduction, root numbering, finalization).
 constexpr int kWordBlock = 256;
 /// Warps per block of the per-window kernels (border merge, features).

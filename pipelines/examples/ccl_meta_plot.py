@@ -54,8 +54,8 @@ def parse_args(argv):
     p.add_argument("--threshold-mode", default="above", choices=["above", "below", "otsu"])
     p.add_argument("--min-area", type=int, default=10)
     p.add_argument("--connectivity", type=int, default=8, choices=[4, 8])
-    p.add_argument("--algorithm", default="ha4", choices=algorithm_nicks(),
-                   help="labeling algorithm on the GPU (default ha4)")
+    p.add_argument("--algorithm", default="union-find", choices=algorithm_nicks(),
+                   help="labeling algorithm on the GPU (default union-find, as the element)")
     p.add_argument("--frames", type=int, default=100,
                    help="frames of videotestsrc (default 100); ignored with FILE")
     p.add_argument("--out-dir", default="out/meta-plot",

@@ -234,7 +234,7 @@ class Faults : public ::testing::Test {
 };
 
 // Overlay drawn, so a half-written frame would show in the pixels; tracking on (the
-// default). ha4 replays CUDA graphs from the second frame of a size on.
+// default). The default algorithm replays CUDA graphs from the second frame of a size on.
 constexpr const char* kDrawn = "overlay=fill+boxes+centroids min-area=2";
 
 TEST_F(Faults, SystemMemoryGraphReplays) { every_fault(kDrawn, "system"); }

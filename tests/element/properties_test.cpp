@@ -43,7 +43,7 @@ TEST(Properties, EverySpecPropertyHasItsDefault) {
                "overlay-alpha", &alpha, "roi-meta", &roi, "post-messages", &post, nullptr);
   EXPECT_EQ(backend, 0);  // auto
   EXPECT_EQ(device, -1);
-  EXPECT_EQ(algorithm, GST_CCL_ALGORITHM_HA4);
+  EXPECT_EQ(algorithm, GST_CCL_ALGORITHM_UNION_FIND);
   EXPECT_EQ(connectivity, 8);
   EXPECT_EQ(threshold, 128u);
   EXPECT_EQ(mode, 0);  // above

@@ -1,172 +1,126 @@
 // Komura equivalence after Y. Komura, "GPU-based cluster-labeling algorithm without
 // the use of conventional iteration" (CPC 2015), and its 8-way form with the reduction
 // decision tree of S. Allegretti et al., "Optimizing GPU-based connected components
-// labeling algorithms" (IPAS 2018), algorithms 3 and 4.
+// labeling algorithms" (IPAS 2018), algorithms 3 and 4: INITIALIZATION (each pixel
+// takes the smallest raster index among its foreground neighbours, NW < N < NE < W),
+// ANALYSIS (every pixel to its root), REDUCTION (unions only where no initialization
+// already links the two trees) and ANALYSIS again.
+//
+// The four steps run per tile of 64 columns by kTileForestRows rows in shared memory
+// (tile_rows.cuh), and the reduction across tile borders then runs on the label image
+// (tile_borders.h, shared with union-find). Inside a tile, pixels are taken run by run,
+// which gives every step the result the paper's per-pixel kernels give:
+//  - INITIALIZATION: a pixel with a foreground W neighbour and none above points W, so
+//    after the first ANALYSIS every pixel of a run holds the root of its run's start;
+//    the start itself takes the first pixel above that its run touches (the smallest
+//    index among NW, N, NE of the run's pixels is the first touching column), and that
+//    pixel's run start is where ANALYSIS takes it. So only run starts are nodes, and
+//    each is initialized to the start of the first run above that it touches.
+//  - ANALYSIS: every node replaced by its root (one find in shared memory).
+//  - REDUCTION: the configurations of Allegretti's tree that need a union (N background
+//    with NW and NE foreground; NW background with W and N or NE foreground) are the
+//    columns where a run meets a run of the row above other than the first it touches:
+//    one union per such run pair (4-way: W and N foreground, N's run not the first).
+//  - ANALYSIS: every run start is written to the label image pointing at its tile root.
+// The frame-wide reduction then unites the tiles' trees across their borders, and the
+// shared analysis stage (analysis.h) numbers the roots; the last frame-wide ANALYSIS
+// is its walk from each run start, which leaves ids behind it.
+//
+// Against the per-pixel kernels on the whole label image (this file's form before),
+// this reads the frame and writes the label image once, and its finds run in shared
+// memory: the global passes over every pixel (initialization, compression, reduction)
+// were most of its time.
 #include "chain.h"
 #include "ccl/cuda_memory.h"
 #include "labeler.h"
-#include "mask_store.cuh"
 #include "segments.cuh"
+#include "tile_borders.h"
+#include "tile_rows.cuh"
 #include "union_find.cuh"
 
 namespace ccl::cuda {
 
 namespace {
 
-/// Foreground of row y at columns x0-1 .. x0+32 as bits 0..33 (bit 1 + i = column
-/// x0 + i), evaluated by the whole warp: lane l reads column x0 + l, lane 0 column
-/// x0-1 and, when the row below needs its north-east, lane 31 column x0+32.
+/// One block per tile; each thread takes kTileThreadColumns columns of one row. The
+/// steps are a barrier apart; the shared forest is touched through AtomicForest while
+/// threads write it concurrently (data-race free, see union_find.cuh).
 template <int Connectivity, class Luma>
-__device__ __forceinline__ uint64_t tile_row(const Foreground& fg, const FrameGeometry& geo,
-                                             uint32_t level, int x0, int y) {
-  const int lane = threadIdx.x;
-  const bool in = y >= 0 && y < geo.height;
-  const bool p = in && x0 + lane < geo.width && fg.test<Luma>(x0 + lane, y, level);
-  bool side = false;
-  if (lane == 0)
-    side = in && x0 > 0 && fg.test<Luma>(x0 - 1, y, level);
-  else if (Connectivity == 8 && lane == 31)
-    side = in && x0 + 32 < geo.width && fg.test<Luma>(x0 + 32, y, level);
-  const uint32_t cols = __ballot_sync(kFullWarp, p);
-  const uint32_t sides = __ballot_sync(kFullWarp, side);
-  return (uint64_t(cols) << 1) | (sides & 1u) | (uint64_t(sides >> 31) << 33);
-}
+__global__ void __launch_bounds__(kTileThreads)
+    ke_tile_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask) {
+  __shared__ uint64_t row_bits[kTileForestRows];
+  __shared__ uint32_t local[kTileForestRows * 64];
 
-/// 32 x kTileRows pixels per block, one warp per row; each pixel is thresholded once
-/// (plus a one-pixel halo) and its neighbours come from the rows' ballots in shared
-/// memory. Priority by raster index: NW < N < NE < W (Allegretti et al. §III).
-template <int Connectivity, class Luma>
-__global__ void __launch_bounds__(kWarpSize* kTileRows)
-    ke_init_kernel(Foreground fg, FrameGeometry geo, uint32_t* labels, uint64_t* mask,
-                   unsigned tiles_x) {
-  __shared__ uint64_t rows[kTileRows + 1];  // rows[0]: the row above the tile
-  const int lane = threadIdx.x;
-  const int ty = threadIdx.y;
-  const int x0 = int(blockIdx.x % tiles_x) * 32;
-  const int y0 = int(blockIdx.x / tiles_x) * kTileRows;
-  const int y = y0 + ty;
-  const uint32_t level = fg.load_level();
+  const int w = int(blockIdx.x % unsigned(geo.words));
+  const int y0 = int(blockIdx.x / unsigned(geo.words)) * kTileForestRows;
+  read_tile_rows<Luma>(fg, geo, mask, row_bits, w, y0);
 
-  const uint64_t own = tile_row<Connectivity, Luma>(fg, geo, level, x0, y);
-  if (lane == 0) {
-    rows[ty + 1] = own;
-    if (y < geo.height) store_mask_half(mask, geo.words, geo.width, y, x0, uint32_t(own >> 1));
-  }
-  if (ty == 0) {
-    const uint64_t halo = tile_row<Connectivity, Luma>(fg, geo, level, x0, y0 - 1);
-    if (lane == 0) rows[0] = halo;
-  }
-  __syncthreads();
-  allow_next_grid();  // the little left to do overlaps the next kernel's launch
+  const int r = threadIdx.x / kTileRowThreads;
+  const int first_column = threadIdx.x % kTileRowThreads * kTileThreadColumns;
+  const uint32_t base = uint32_t(r) * 64;
+  const TileRowRuns<Connectivity> runs(row_bits[r], r > 0 ? row_bits[r - 1] : 0);
+  const uint64_t starts =
+      run_starts(runs.cur, false) & (columns_below<uint64_t>(kTileThreadColumns) << first_column);
 
-  const int x = x0 + lane;
-  if (y >= geo.height || x >= geo.width) return;
-  const uint32_t i = uint32_t(y) * uint32_t(geo.width) + uint32_t(x);
-  const uint32_t w = uint32_t(geo.width);
-  const uint64_t up = rows[ty];
-  const int j = lane + 1;  // this column's bit
-  uint32_t label = 0;
-  if (bit(own, j)) {
-    uint32_t parent = i;
-    if (Connectivity == 8 && bit(up, j - 1))
-      parent = i - w - 1;
-    else if (bit(up, j))
-      parent = i - w;
-    else if (Connectivity == 8 && bit(up, j + 1))
-      parent = i - w + 1;
-    else if (bit(own, j - 1))
-      parent = i - 1;
-    label = parent + 1;
-  }
-  labels[i] = label;
-}
-
-__global__ void __launch_bounds__(kWordBlock) ke_compress_kernel(uint32_t* labels, uint32_t n) {
-  wait_for_previous_grid();
-  const uint32_t i = blockIdx.x * kWordBlock + threadIdx.x;
-  if (i >= n) return;
-  const uint32_t label = labels[i];
-  if (label == 0) return;
-  const uint32_t root = uf_find(labels, label);
-  if (root != label) labels[i] = root;
-}
-
-/// One thread per 64-bit mask word of rows 1..H-1. The reduction's condition for all
-/// 64 pixels at once, as bit operations on the word and its neighbours:
-/// 4-way: west and north both foreground (initialization took north, west is missing);
-/// 8-way: north background and either NW and NE foreground (unite with NE) or NW
-/// background and W foreground (unite with W) -- the three of the sixteen
-/// neighbourhoods that no other pixel's initialization covers.
-template <int Connectivity>
-__global__ void __launch_bounds__(kWordBlock)
-    ke_reduce_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels, long long words) {
-  wait_for_previous_grid();
-  const long long t = (long long)blockIdx.x * kWordBlock + threadIdx.x;
-  if (t >= words) return;
-  const int y = int(t / geo.words) + 1;
-  const int wi = int(t % geo.words);
-  const uint64_t* row = mask + size_t(y) * geo.words;
-  const uint64_t* above = row - geo.words;
-  const uint64_t m = row[wi];
-  if (m == 0) return;
-  const uint64_t n = above[wi];
-  const uint64_t west = (m << 1) | (wi > 0 ? row[wi - 1] >> 63 : 0);
-  const uint32_t w = uint32_t(geo.width);
-  const uint32_t base = uint32_t(y) * w + 64u * uint32_t(wi);
-  if constexpr (Connectivity == 4) {
-    for_each_bit(m & west & n, [&](int c) { uf_union(labels, base + c + 1, base + c); });
-  } else {
-    const uint64_t nw = (n << 1) | (wi > 0 ? above[wi - 1] >> 63 : 0);
-    const uint64_t ne = (n >> 1) | (wi + 1 < geo.words ? above[wi + 1] << 63 : 0);
-    const uint64_t open_north = m & ~n;
-    for_each_bit(open_north & nw & ne,
-                 [&](int c) { uf_union(labels, base + c + 1, base + c - w + 2); });
-    for_each_bit(open_north & ~nw & west,
-                 [&](int c) { uf_union(labels, base + c + 1, base + c); });
-  }
-}
-
-void ke_initialize(const Foreground& fg, const FrameGeometry& geo, uint32_t* labels,
-                   uint64_t* mask, int connectivity, cudaStream_t stream) {
-  const unsigned tiles_x = ceil_div(geo.width, 32);
-  const unsigned tiles = tiles_x * ceil_div(geo.height, kTileRows);
-  const dim3 block(kWarpSize, kTileRows);
-  with_luma(fg.format, [&](auto luma) {
-    using Luma = decltype(luma);
-    if (connectivity == 4)
-      ke_init_kernel<4, Luma><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
-    else
-      ke_init_kernel<8, Luma><<<tiles, block, 0, stream>>>(fg, geo, labels, mask, tiles_x);
+  // INITIALIZATION: the smallest foreground neighbour, or the pixel itself.
+  bool linked = false, reduce = false;
+  for_each_bit(starts, [&](int s) {
+    const uint64_t touch = runs.touching(s);
+    uint32_t parent = base + uint32_t(s);
+    if (touch) {
+      parent = base - 64 + uint32_t(runs.start_above(__ffsll(touch) - 1));
+      linked = true;
+      reduce |= runs.further(touch) != 0;
+    }
+    local[base + s] = parent + 1;
   });
-  check_launch("ke_init_kernel");
+  __syncthreads();
+
+  // ANALYSIS: nodes to their roots, so that the reduction's finds take one step.
+  const AtomicForest forest{local};
+  if (linked)
+    for_each_bit(starts, [&](int s) {
+      const uint32_t node = base + uint32_t(s) + 1;
+      forest.shortcut(node, uf_find_compress(forest, node));
+    });
+  __syncthreads();
+
+  // REDUCTION: the run pairs that no initialization linked.
+  if (reduce)
+    for_each_bit(starts, [&](int s) {
+      for_each_bit(runs.further(runs.touching(s)), [&](int c) {
+        uf_union(forest, base + uint32_t(s) + 1, base - 64 + uint32_t(c) + 1);
+      });
+    });
+  __syncthreads();
+
+  // ANALYSIS: run starts to their tile roots, in frame raster indices.
+  const TileOrigin tile(geo, w, y0);
+  for_each_bit(starts, [&](int s) {
+    const uint32_t node = base + uint32_t(s);
+    labels[tile.raster(node)] = tile.raster(uf_find(local, node + 1) - 1) + 1;
+  });
+  allow_next_grid();
 }
 
-void ke_compress(const FrameGeometry& geo, uint32_t* labels, cudaStream_t stream, bool chained) {
-  launch("ke_compress_kernel", ke_compress_kernel, ceil_div(geo.pixels(), kWordBlock), kWordBlock,
-         stream, chained, labels, uint32_t(geo.pixels()));
-}
-
-void ke_reduce(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-               int connectivity, cudaStream_t stream, bool chained) {
-  const long long words = (long long)(geo.height - 1) * geo.words;
-  if (words == 0) return;
-  const unsigned blocks = ceil_div(size_t(words), kWordBlock);
-  launch("ke_reduce_kernel", connectivity == 4 ? ke_reduce_kernel<4> : ke_reduce_kernel<8>, blocks,
-         kWordBlock, stream, chained, geo, mask, labels, words);
+void ke_label_tiles(const LabelingFrame& f) {
+  const unsigned tiles = unsigned(f.geo.words) * ceil_div(f.geo.height, kTileForestRows);
+  with_luma(f.fg.format, [&](auto luma) {
+    using Luma = decltype(luma);
+    if (f.connectivity == 4)
+      ke_tile_kernel<4, Luma>
+          <<<tiles, kTileThreads, 0, f.stream>>>(f.fg, f.geo, f.labels, f.mask);
+    else
+      ke_tile_kernel<8, Luma>
+          <<<tiles, kTileThreads, 0, f.stream>>>(f.fg, f.geo, f.labels, f.mask);
+  });
+  check_launch("ke_tile_kernel");
 }
 
 class Komura final : public Labeler {
  public:
-  void local(const LabelingFrame& f) const override {
-    ke_initialize(f.fg, f.geo, f.labels, f.mask, f.connectivity, f.stream);
-  }
-  void merge(const LabelingFrame& f) const override {
-    ke_compress(f.geo, f.labels, f.stream, f.chained);
-    // No second compression: the analysis walks only from run starts, and its walks
-    // leave ids behind them, so flattening every pixel first costs more than the few
-    // longer walks it would save.
-    ke_reduce(f.geo, f.mask, f.labels, f.connectivity, f.stream, f.chained);
-  }
+  void local(const LabelingFrame& f) const override { ke_label_tiles(f); }
+  void merge(const LabelingFrame& f) const override { merge_tile_borders(f); }
 };
 
 }  // namespace
