@@ -9,7 +9,10 @@ random grid's cases). Two ratios per row, geometric means over the cases both ha
   - against the fastest of YACCLAB's kernels for that connectivity, per case.
 Prints a Markdown table.
 
-usage: algorithms_table.py CCL_BENCH_CSV [ANCHORS_H100_CSV]
+usage: algorithms_table.py CCL_BENCH_CSV [ANCHORS_H100_CSV | PEER_BENCH_CSV...]
+
+Peer CSVs are peer_bench's (YACCLAB's kernels run in the same device call as the
+bench, before and after it): a kernel measured in several is taken at its mean.
 """
 import csv
 import math
@@ -42,6 +45,23 @@ def read_h100_anchors(path):
     return table
 
 
+def read_peer_runs(paths):
+    """peer_bench CSVs (algo, WxH, density, g, median_us, ...) as the anchors' table."""
+    sums = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                w, h = (int(v) for v in r["WxH"].split("x"))
+                key = (w, h, round(float(r["density"]), 2), int(r["g"]))
+                sums.setdefault(key, {}).setdefault(r["algo"], []).append(float(r["median_us"]))
+    return {key: {a: sum(v) / len(v) for a, v in kernels.items()} for key, kernels in sums.items()}
+
+
+def is_peer_csv(path):
+    with open(path, newline="") as f:
+        return f.readline().startswith("algo,WxH")
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
@@ -50,8 +70,13 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     header, rows = read_results(sys.argv[1])
-    anchors = read_h100_anchors(sys.argv[2] if len(sys.argv) > 2 else
-                                os.path.join(HERE, "anchors-h100.csv"))
+    extra = sys.argv[2:]
+    if extra and is_peer_csv(extra[0]):
+        anchors = read_peer_runs(extra)
+        measured = "measured in the same run"
+    else:
+        anchors = read_h100_anchors(extra[0] if extra else os.path.join(HERE, "anchors-h100.csv"))
+        measured = "H100"
     groups = {}
     order = []
     for r in rows:
@@ -67,7 +92,7 @@ def main():
         groups[group].append((key, r["labeling_med_us"]))
 
     print(f"Device: {header.get('device', '?')}. Ours: labels + features + consecutive "
-          "labels (median us); YACCLAB: labels only, H100. Ratio < 1: ours is faster.\n")
+          f"labels (median us); YACCLAB: labels only, {measured}. Ratio < 1: ours is faster.\n")
     print("| algorithm | conn | cases | ours geomean us | same paper (YACCLAB) | ratio | "
           "faster in | best YACCLAB per case | ratio |")
     print("|---|---|---|---|---|---|---|---|---|")
