@@ -1,0 +1,237 @@
+/* cudaccl engine: the C interface (docs/PYTHON.md uses it through ctypes).
+ *
+ * Opaque handles for an engine (a backend: the CPU reference or a CUDA device), a
+ * foreground model (the per-pixel background model, which keeps state between frames)
+ * and a tracker. Every function returns a ccl_status; on failure ccl_last_error() gives
+ * the message of the calling thread's last failure. No C++ exception crosses this
+ * interface.
+ *
+ * Structs that callers fill or receive start with a `size` member, set to
+ * sizeof(the struct) by the caller (the *_init functions do it): a later version may
+ * append members and still read and write what an older caller passes. ccl_component
+ * and ccl_track are arrays' elements and never grow: a new layout gets a new name.
+ *
+ * Threads: one handle is used by one thread at a time; different handles may be used
+ * by different threads at once. */
+#ifndef CCL_CCL_H
+#define CCL_CCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a function or a struct changes in a way older callers would notice. */
+#define CCL_ABI_VERSION 1
+
+typedef enum {
+  CCL_OK = 0,
+  CCL_ERROR_INVALID_ARGUMENT = 1, /* bad image, options or handle: the message says which */
+  CCL_ERROR_CUDA = 2,             /* a CUDA call failed: ccl_last_cuda_error() names it */
+  CCL_ERROR_OUT_OF_MEMORY = 3,    /* host, device or pinned memory */
+  CCL_ERROR_UNSUPPORTED = 4,      /* e.g. the CUDA backend in a build without CUDA */
+  CCL_ERROR_INTERNAL = 5
+} ccl_status;
+
+typedef enum { CCL_BACKEND_CPU = 0, CCL_BACKEND_CUDA = 1 } ccl_backend;
+
+typedef enum { CCL_MEMORY_HOST = 0, CCL_MEMORY_DEVICE = 1 } ccl_memory;
+
+typedef enum {
+  CCL_FORMAT_GRAY8 = 0,
+  CCL_FORMAT_GRAY16LE = 1, /* little-endian; pixels are compared with threshold * 257 */
+  /* 3 bytes per pixel: widened to RGBx by the interface (on the host for host images,
+     by a device-to-device copy on the image's stream for device images). */
+  CCL_FORMAT_RGB = 2,
+  CCL_FORMAT_RGBA = 3,
+  CCL_FORMAT_BGRA = 4,
+  CCL_FORMAT_RGBX = 5,
+  CCL_FORMAT_BGRX = 6
+} ccl_format;
+
+typedef enum { CCL_MODE_ABOVE = 0, CCL_MODE_BELOW = 1, CCL_MODE_OTSU = 2 } ccl_threshold_mode;
+
+typedef enum {
+  CCL_FOREGROUND_THRESHOLD = 0,
+  CCL_FOREGROUND_BACKGROUND = 1, /* needs a ccl_foreground handle */
+  CCL_FOREGROUND_LOCAL = 2,
+  CCL_FOREGROUND_COLOR = 3
+} ccl_foreground_model;
+
+/* One frame. Only the first plane is read (packed formats). */
+typedef struct {
+  uint32_t size;
+  int32_t width, height;
+  int32_t format; /* ccl_format */
+  int32_t memory; /* ccl_memory */
+  const void* data;
+  int64_t stride; /* bytes from one row to the next, at least a row's bytes */
+  /* Device images: the cudaStream_t the frame's work is queued on (0: the legacy
+     default stream). Ignored for host images. */
+  uintptr_t stream;
+} ccl_image;
+
+/* Settings of a frame; ccl_options_init gives the engine's defaults. */
+typedef struct {
+  uint32_t size;
+  int32_t threshold;    /* 0..255 */
+  int32_t mode;         /* ccl_threshold_mode */
+  int32_t connectivity; /* 4 or 8 */
+  int32_t algorithm;    /* index into the registry (ccl_algorithm_name) */
+  int32_t write_labels; /* 0: features only */
+  uint32_t max_components;
+  uint64_t min_area, max_area; /* max_area 0: no limit */
+  int32_t foreground;          /* ccl_foreground_model */
+  /* CCL_FOREGROUND_BACKGROUND */
+  int32_t history;
+  double learning_rate;
+  double variance_threshold;
+  int32_t detect_shadows;
+  /* CCL_FOREGROUND_LOCAL */
+  int32_t block_size;
+  double offset;
+  /* CCL_FOREGROUND_COLOR: H 0..179, S and V 0..255, inclusive */
+  int32_t color_low[3], color_high[3];
+  /* cleanup of the mask, every model */
+  int32_t open_radius, close_radius;
+} ccl_options;
+
+/* Where the label image goes: int32 (0 background, 1..N), caller's memory. For a device
+   destination the copy is queued on the image's stream and not waited for. */
+typedef struct {
+  uint32_t size;
+  void* data;
+  int64_t stride; /* bytes per row, at least 4 * width */
+  int32_t memory; /* ccl_memory; device destinations need a device image */
+} ccl_labels;
+
+typedef struct {
+  uint32_t size;
+  int32_t width, height;
+  int32_t threshold_used;
+  uint32_t num_components; /* every component of the frame */
+  uint32_t num_reported;   /* those the options report: the table's rows */
+  int32_t backend;         /* ccl_backend that ran */
+  int32_t device;          /* CUDA device, -1 for the CPU */
+  /* The memory the frame was read from: the caller's own pointer and its kind, so a
+     caller can check that a device array was read in place. */
+  uintptr_t read_pointer;
+  int32_t read_memory;
+  uintptr_t stream; /* the stream the work went to (device images) */
+  float gpu_ms;     /* the engine's GPU time when profiling is on, else 0 */
+} ccl_result;
+
+/* One component, as the engine reports it (sums over its pixels, x = column,
+   y = row, box [x, x + width) x [y, y + height)). */
+typedef struct {
+  uint32_t label;
+  int32_t x, y, width, height;
+  uint64_t area;
+  uint64_t sum_x, sum_y;
+  uint64_t sum_xx, sum_xy, sum_yy;
+} ccl_component;
+
+/* The columns ccl_engine_columns writes, one row of n values each: integers, then
+   floating point. r is the row, c the column; bbox as min_row, min_col, max_row + 1,
+   max_col + 1; moments_p_q = sum (r - min_row)^p (c - min_col)^q (about the box's
+   corner); image_moments about the image's corner. */
+enum {
+  CCL_COL_LABEL = 0,
+  CCL_COL_BBOX0, CCL_COL_BBOX1, CCL_COL_BBOX2, CCL_COL_BBOX3,
+  CCL_COL_AREA,
+  CCL_COL_IMAGE_M10, CCL_COL_IMAGE_M01, CCL_COL_IMAGE_M20, CCL_COL_IMAGE_M11, CCL_COL_IMAGE_M02,
+  CCL_INT_COLUMNS
+};
+enum {
+  CCL_COL_CENTROID0 = 0, CCL_COL_CENTROID1,
+  CCL_COL_M00, CCL_COL_M10, CCL_COL_M01, CCL_COL_M20, CCL_COL_M11, CCL_COL_M02,
+  CCL_FLOAT_COLUMNS
+};
+
+/* A track, as ccl::TrackInfo. */
+typedef struct {
+  uint64_t id, parent_id;
+  uint32_t age, frames_unseen;
+  double velocity_x, velocity_y;
+  int32_t predicted_x, predicted_y, predicted_width, predicted_height;
+} ccl_track;
+
+typedef struct {
+  uint32_t size;
+  int32_t max_lost; /* frames a track may go unseen and keep its id */
+} ccl_tracker_options;
+
+typedef struct ccl_engine ccl_engine;
+typedef struct ccl_foreground ccl_foreground;
+typedef struct ccl_tracker ccl_tracker;
+
+int ccl_abi_version(void);
+const char* ccl_version(void);
+/* The message of this thread's last failure ("" when none). */
+const char* ccl_last_error(void);
+/* For CCL_ERROR_CUDA: the cudaError_t value and its name ("cudaErrorMemoryAllocation"). */
+int ccl_last_cuda_error(void);
+const char* ccl_last_cuda_error_name(void);
+
+/* 1 when this build has the CUDA engine. */
+int ccl_cuda_compiled(void);
+/* 1 when `device` (-1: current) can run the engine; else 0 and why in `why`. */
+int ccl_cuda_device_usable(int device, char* why, size_t why_size);
+/* The CUDA device that holds `pointer`, or CCL_ERROR_INVALID_ARGUMENT for host memory. */
+ccl_status ccl_cuda_pointer_device(uintptr_t pointer, int* device);
+
+int ccl_algorithm_count(void);
+const char* ccl_algorithm_name(int index); /* NULL outside 0..count-1 */
+
+void ccl_options_init(ccl_options* options);
+void ccl_tracker_options_init(ccl_tracker_options* options);
+
+ccl_status ccl_engine_create(int backend, int device, ccl_engine** out);
+void ccl_engine_destroy(ccl_engine* engine);
+/* GPU time of each frame in ccl_result.gpu_ms (costs a few events per frame). */
+ccl_status ccl_engine_set_profiling(ccl_engine* engine, int on);
+
+/* Labels one frame. `foreground` is needed for CCL_FOREGROUND_BACKGROUND (NULL
+   otherwise) and must belong to this engine's backend and device; `labels` may be NULL.
+   The reported components stay with the engine until its next frame. */
+ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
+                            const ccl_image* image, const ccl_options* options,
+                            const ccl_labels* labels, ccl_result* result);
+/* The last frame's reported components (num_reported of them), valid until the
+   engine's next frame. */
+ccl_status ccl_engine_components(ccl_engine* engine, const ccl_component** data,
+                                 uint32_t* count);
+/* The last frame's table as columns: ints[CCL_INT_COLUMNS * n], floats[CCL_FLOAT_COLUMNS
+   * n], column-major as the enums above list them (n = num_reported). */
+ccl_status ccl_engine_columns(ccl_engine* engine, int64_t* ints, double* floats);
+/* The same columns in device memory (ints and floats are device pointers of the
+   engine's device), for every component of the last frame (num_components rows, in
+   label order, whatever the options reported): the table never leaves the device.
+   Needs the last frame to be a device image on the CUDA backend; queued on its stream,
+   not waited for. Options reporting no component (max_components 0) spare that frame
+   the table's copy to the host. */
+ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* floats);
+
+/* A background model on the engine's backend and device. */
+ccl_status ccl_foreground_create(ccl_engine* engine, ccl_foreground** out);
+void ccl_foreground_destroy(ccl_foreground* foreground);
+/* Forgets the background: the next frame is learned as it. */
+ccl_status ccl_foreground_reset(ccl_foreground* foreground);
+
+ccl_status ccl_tracker_create(const ccl_tracker_options* options, ccl_tracker** out);
+void ccl_tracker_destroy(ccl_tracker* tracker);
+/* Ends every track; reset_ids also restarts ids at 1 (a new stream). */
+ccl_status ccl_tracker_reset(ccl_tracker* tracker, int reset_ids);
+/* Tracks of one frame's components: out[i] for components[i]. */
+ccl_status ccl_tracker_update(ccl_tracker* tracker, int width, int height,
+                              const ccl_component* components, size_t count, ccl_track* out);
+/* The same on the engine's last frame (its reported components, in order). */
+ccl_status ccl_tracker_update_engine(ccl_tracker* tracker, ccl_engine* engine, ccl_track* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CCL_CCL_H */

@@ -1,0 +1,49 @@
+"""cudaccl: connected-component labeling, measurement and tracking of NumPy, CuPy and
+PyTorch arrays with the cudaccl engine (docs/PYTHON.md).
+
+    labels, table = cudaccl.label(image)          # table: regionprops_table's columns
+"""
+from ._errors import CclError, CudaError, UnsupportedError
+from . import _lib
+from ._label import last_call_info, set_profiling, cuda_usable
+from ._label import label as _label_impl
+from ._labeler import Labeler
+from ._track import Tracker
+
+__all__ = ["label", "Labeler", "Tracker", "CclError", "CudaError", "UnsupportedError",
+           "algorithms", "cuda_usable", "last_call_info", "set_profiling", "library_path",
+           "__version__"]
+
+__version__ = _lib.lib.ccl_version().decode()
+library_path = _lib.path
+
+
+def algorithms():
+    """The CUDA labeling algorithms' names (any gives the same labels and table)."""
+    return _lib.algorithms()
+
+
+def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
+          max_components=None, return_labels=True, backend="auto"):
+    """Labels the connected components of `image`'s foreground and measures them.
+
+    image: 2-D uint8 or uint16 (gray), or (H, W, 3) uint8 RGB / (H, W, 4) uint8 RGBA
+    (luma = BT.601 of R, G, B), in host memory (NumPy, CPU tensor) or CUDA device memory
+    (CuPy, CUDA tensor, anything with __cuda_array_interface__); rows may be padded or
+    sliced (any row stride), the pixels of a row must be contiguous.
+    Foreground: value > threshold (mode "above"), <= threshold ("below"), or above Otsu's
+    level ("otsu"); uint16 values compare with threshold * 257.
+    connectivity: 8 or 4. min_area / max_components: which components the table reports
+    (at least min_area pixels; with more than max_components, the largest, largest first).
+    backend: "auto" (CUDA when a device is usable), "cuda" or "cpu".
+
+    Returns (labels, table). labels: int32 (H, W), 0 for background and 1..N in raster
+    order of each component's first pixel, an array of the input's kind on its device
+    (None with return_labels=False); a device input's labels are written on the
+    producer's stream. table: dict of columns (NumPy for host images; for device images
+    arrays of the image's kind on its device, written on the producer's stream) named as
+    skimage.measure.regionprops_table names them: label, bbox-0..3, area, centroid-0/1,
+    moments-p-q (p + q <= 2, about the box's corner as skimage's) and
+    moments_image-p-q (about the image's corner, exact integers)."""
+    return _label_impl(image, connectivity, threshold, mode, algorithm, min_area,
+                       max_components, return_labels, backend)

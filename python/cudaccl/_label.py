@@ -1,0 +1,221 @@
+"""cudaccl.label: one image, on engines cached per thread, backend and device."""
+import ctypes
+import threading
+
+from . import _arrays, _lib, _table
+
+_label = _lib.lib.ccl_engine_label
+_options_cache = {}
+_algorithm_index = {name: i for i, name in enumerate(_lib.algorithms())}
+_usable = {}
+_profiling = [False]
+
+
+class _Engines(dict):
+    """A thread's cached engines: destroyed when the thread's state goes (thread exit)."""
+
+    def __del__(self):
+        destroy = _lib.lib.ccl_engine_destroy
+        for handle in self.values():
+            destroy(handle)
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.engines = _Engines()
+        self.image = _lib.Image(size=ctypes.sizeof(_lib.Image))
+        self.labels = _lib.Labels(size=ctypes.sizeof(_lib.Labels))
+        self.result = _lib.Result(size=ctypes.sizeof(_lib.Result))
+        self.image_at = ctypes.addressof(self.image)
+        self.labels_at = ctypes.addressof(self.labels)
+        self.result_at = ctypes.addressof(self.result)
+        self.called = False
+        self.pool = []  # host buffers of returned arrays (_pool.py)
+
+
+_state = _ThreadState()
+
+
+def create_engine(backend, device):
+    handle = ctypes.c_void_p()
+    _lib.check(_lib.lib.ccl_engine_create(backend, device, ctypes.byref(handle)))
+    if _profiling[0]:
+        _lib.check(_lib.lib.ccl_engine_set_profiling(handle, 1))
+    return handle.value
+
+
+def cuda_usable(device=-1):
+    """True when the CUDA backend can run on `device` (-1: the current one)."""
+    if device not in _usable:
+        why = ctypes.create_string_buffer(512)
+        ok = bool(_lib.lib.ccl_cuda_device_usable(device, why, len(why)))
+        _usable[device] = (ok, why.value.decode("utf-8", "replace"))
+    return _usable[device][0]
+
+
+def cuda_unusable_reason(device=-1):
+    cuda_usable(device)
+    return _usable[device][1]
+
+
+def set_profiling(on):
+    """Times the engine's GPU work of every following call (last_call_info()['gpu_ms']);
+    costs a few CUDA events per frame."""
+    _profiling[0] = bool(on)
+    for handle in _state.engines.values():
+        _lib.check(_lib.lib.ccl_engine_set_profiling(handle, int(bool(on))))
+
+
+def choose_backend(backend, memory, device):
+    """The ccl_backend a call runs on: ValueError for a name outside auto/cuda/cpu,
+    TypeError for device memory on the CPU backend."""
+    if backend == "auto":
+        if memory == _lib.MEMORY_DEVICE:
+            return _lib.BACKEND_CUDA
+        return _lib.BACKEND_CUDA if cuda_usable(-1) else _lib.BACKEND_CPU
+    if backend == "cuda":
+        return _lib.BACKEND_CUDA
+    if backend == "cpu":
+        if memory == _lib.MEMORY_DEVICE:
+            raise TypeError("backend='cpu' reads host arrays only: this image is in CUDA "
+                            "device memory (use backend='cuda' or 'auto', or copy it to "
+                            "the host first)")
+        return _lib.BACKEND_CPU
+    raise ValueError(f"backend must be 'auto', 'cuda' or 'cpu', not {backend!r}")
+
+
+def _int_in(name, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            import numpy as np
+            if isinstance(value, np.integer):
+                value = int(value)
+            else:
+                raise TypeError
+        except TypeError:
+            raise TypeError(f"{name} must be an integer, not {type(value).__name__}") from None
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be within {lo}..{hi}, not {value}")
+    return value
+
+
+def make_options(connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
+                 max_components=None, write_labels=True, foreground="threshold", **model):
+    """A filled ccl_options, or ValueError/TypeError naming the bad setting."""
+    o = _lib.default_options()
+    if connectivity not in (4, 8) or isinstance(connectivity, bool):
+        raise ValueError(f"connectivity must be 4 or 8, not {connectivity!r}")
+    o.connectivity = int(connectivity)
+    o.threshold = _int_in("threshold", threshold, 0, 255)
+    if mode not in _lib.MODES:
+        raise ValueError(f"mode must be 'above', 'below' or 'otsu', not {mode!r}")
+    o.mode = _lib.MODES[mode]
+    if algorithm is not None:
+        if algorithm not in _algorithm_index:
+            raise ValueError(f"algorithm must be one of {', '.join(_algorithm_index)}, "
+                             f"not {algorithm!r}")
+        o.algorithm = _algorithm_index[algorithm]
+    o.min_area = _int_in("min_area", min_area, 0, (1 << 63) - 1)
+    if max_components is not None:
+        o.max_components = _int_in("max_components", max_components, 1, (1 << 32) - 1)
+    o.write_labels = int(bool(write_labels))
+    if foreground not in _lib.FOREGROUNDS:
+        raise ValueError(f"foreground must be one of {', '.join(_lib.FOREGROUNDS)}, "
+                         f"not {foreground!r}")
+    o.foreground = _lib.FOREGROUNDS[foreground]
+    for name, value in model.items():
+        if name in ("color_low", "color_high"):
+            if len(value) != 3:
+                raise ValueError(f"{name} is (H, S, V), not {value!r}")
+            getattr(o, name)[:] = [_int_in(name, v, 0, 255) for v in value]
+        elif name in ("learning_rate", "variance_threshold", "offset"):
+            setattr(o, name, float(value))
+        elif name == "detect_shadows":
+            o.detect_shadows = int(bool(value))
+        elif name in ("history", "block_size", "open_radius", "close_radius"):
+            setattr(o, name, _int_in(name, value, -(1 << 31), (1 << 31) - 1))
+        else:
+            raise TypeError(f"unknown setting {name!r}")
+    return o
+
+
+def _options(key):
+    entry = _options_cache.get(key)
+    if entry is None:
+        connectivity, threshold, mode, algorithm, min_area, max_components, write, none = key
+        o = make_options(connectivity, threshold, mode, algorithm, min_area, max_components,
+                         write)
+        if none:
+            o.max_components = 0  # the table stays on the device (label())
+        entry = (o, ctypes.addressof(o))
+        if len(_options_cache) > 256:  # settings that change every call: keep it bounded
+            _options_cache.clear()
+        _options_cache[key] = entry
+    return entry[1]
+
+
+def engine_for(backend, device):
+    engines = _state.engines
+    handle = engines.get((backend, device))
+    if handle is None:
+        handle = engines[(backend, device)] = create_engine(backend, device)
+    return handle
+
+
+def run(engine, foreground, x, options_at, want_labels, state):
+    """Labels Input x on `engine`; returns (labels or None, reported count)."""
+    img = state.image
+    img.width = x.width
+    img.height = x.height
+    img.format = x.format
+    img.memory = x.memory
+    img.data = x.pointer
+    img.stride = x.stride
+    img.stream = x.stream
+    labels = None
+    labels_at = None
+    if want_labels:
+        labels, pointer, memory = _arrays.labels_for(x, state.pool)
+        out = state.labels
+        out.data = pointer
+        out.stride = x.width * 4
+        out.memory = memory
+        labels_at = state.labels_at
+    status = _label(engine, foreground, state.image_at, options_at, labels_at, state.result_at)
+    if status:
+        raise _lib.error(status)
+    state.called = True
+    return labels, state.result.num_reported
+
+
+def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
+          max_components=None, return_labels=True, backend="auto"):
+    x = _arrays.adapt(image)
+    b = choose_backend(backend, x.memory, x.device)
+    engine = engine_for(b, x.device if b == _lib.BACKEND_CUDA else -1)
+    # A device image's table stays on the device when every component is reported: the
+    # engine reports none to the host (max_components 0) and a kernel writes the
+    # columns into arrays of the image's kind. With a selection (min_area,
+    # max_components) the few selected rows come through the host and go back up.
+    on_device = x.memory == _lib.MEMORY_DEVICE
+    everything = on_device and min_area <= 1 and max_components is None
+    options_at = _options((connectivity, threshold, mode, algorithm, min_area, max_components,
+                           bool(return_labels), everything))
+    labels, n = run(engine, None, x, options_at, return_labels, _state)
+    if everything:
+        return labels, _table.device_table(engine, _state.result.num_components, x)
+    table = _table.engine_table(engine, n, _state.pool)
+    return labels, _table.to_device(table, x) if on_device else table
+
+
+def last_call_info():
+    """What this thread's last label() or Labeler call did (dict), None before any."""
+    if not _state.called:
+        return None
+    r = _state.result
+    return {"backend": "cuda" if r.backend == _lib.BACKEND_CUDA else "cpu",
+            "device": r.device, "width": r.width, "height": r.height,
+            "threshold_used": r.threshold_used, "num_components": r.num_components,
+            "num_reported": r.num_reported, "read_pointer": r.read_pointer,
+            "read_memory": "device" if r.read_memory == _lib.MEMORY_DEVICE else "host",
+            "stream": r.stream, "gpu_ms": r.gpu_ms}

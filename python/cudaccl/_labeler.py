@@ -1,0 +1,112 @@
+"""cudaccl.Labeler: the stateful path for video (engine, foreground model, tracker)."""
+import ctypes
+
+import numpy as np
+
+from . import _arrays, _label, _lib, _table, _track
+
+
+class Labeler:
+    """Labels the frames of one stream, each with the same settings, keeping what video
+    needs between frames: its own engine, the background model (foreground="background")
+    and a tracker (track=True), whose columns join each frame's table.
+
+        lab = cudaccl.Labeler(foreground="background", min_area=20)
+        for frame in clip:
+            labels, table = lab(frame)        # table["track_id"], ...
+
+    The backend is chosen at the first frame (auto: CUDA when usable) and so is the
+    device (a device frame's own); later frames must live on the same device."""
+
+    def __init__(self, connectivity=8, threshold=128, mode="above", algorithm=None,
+                 min_area=0, max_components=None, return_labels=True, backend="auto",
+                 foreground="threshold", history=500, learning_rate=-1.0,
+                 variance_threshold=16.0, detect_shadows=True, block_size=31, offset=10.0,
+                 color_low=(0, 0, 0), color_high=(179, 255, 255), open_radius=0,
+                 close_radius=0, track=True, max_lost=15):
+        self._engine = self._foreground = self._tracker = None
+        self._options = _label.make_options(
+            connectivity, threshold, mode, algorithm, min_area, max_components, return_labels,
+            foreground, history=history, learning_rate=learning_rate,
+            variance_threshold=variance_threshold, detect_shadows=detect_shadows,
+            block_size=block_size, offset=offset, color_low=color_low, color_high=color_high,
+            open_radius=open_radius, close_radius=close_radius)
+        self._options_at = ctypes.addressof(self._options)
+        _label.choose_backend(backend, _lib.MEMORY_HOST, -1)  # the name, checked now
+        self._backend_name = backend
+        self._return_labels = bool(return_labels)
+        self._needs_model = foreground == "background"
+        self._tracker = _track.create_tracker(max_lost) if track else None
+        self._state = _label._ThreadState()
+        self._bound = None  # (backend, device) of the first frame
+
+    def _bind(self, x):
+        if self._bound is None:
+            backend = _label.choose_backend(self._backend_name, x.memory, x.device)
+            device = x.device if backend == _lib.BACKEND_CUDA else -1
+            self._engine = _label.create_engine(backend, device)
+            if self._needs_model:
+                handle = ctypes.c_void_p()
+                _lib.check(_lib.lib.ccl_foreground_create(self._engine, ctypes.byref(handle)))
+                self._foreground = handle.value
+            self._bound = (backend, device)
+            return
+        backend, device = self._bound
+        if x.memory == _lib.MEMORY_DEVICE:
+            if backend == _lib.BACKEND_CPU:
+                _label.choose_backend("cpu", x.memory, x.device)  # raises TypeError
+            if x.device != device:
+                raise ValueError(f"this Labeler runs on CUDA device {device}, the frame is on "
+                                 f"device {x.device}: use one Labeler per device")
+
+    def __call__(self, frame):
+        """(labels, table) of the next frame; the table has the track columns when the
+        Labeler tracks."""
+        if self._options is None:
+            raise ValueError("the Labeler is closed")
+        x = _arrays.adapt(frame)
+        self._bind(x)
+        labels, n = _label.run(self._engine, self._foreground, x, self._options_at,
+                               self._return_labels, self._state)
+        if self._bound[1] == -1 and self._bound[0] == _lib.BACKEND_CUDA:
+            self._bound = (self._bound[0], self._state.result.device)  # "current" resolved
+        table = _table.engine_table(self._engine, n, self._state.pool)
+        if self._tracker is not None:
+            tracks = np.zeros(n, _track.TRACK_DTYPE)
+            _lib.check(_lib.lib.ccl_tracker_update_engine(
+                self._tracker, self._engine, tracks.__array_interface__["data"][0]))
+            table.update(_track.track_columns(tracks))
+        return labels, table
+
+    def reset(self):
+        """A new stream: the background model forgets, tracks end and ids restart at 1."""
+        if self._foreground is not None:
+            _lib.check(_lib.lib.ccl_foreground_reset(self._foreground))
+        if self._tracker is not None:
+            _lib.check(_lib.lib.ccl_tracker_reset(self._tracker, 1))
+
+    @property
+    def backend(self):
+        """'cuda' or 'cpu' once a frame was labeled, else None."""
+        if self._bound is None:
+            return None
+        return "cuda" if self._bound[0] == _lib.BACKEND_CUDA else "cpu"
+
+    def close(self):
+        if self._foreground is not None:
+            _lib.lib.ccl_foreground_destroy(self._foreground)
+        if self._engine is not None:
+            _lib.lib.ccl_engine_destroy(self._engine)
+        if self._tracker is not None:
+            _lib.lib.ccl_tracker_destroy(self._tracker)
+        self._engine = self._foreground = self._tracker = None
+        self._options = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()

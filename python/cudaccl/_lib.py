@@ -1,0 +1,165 @@
+"""Loads libccl and declares its C interface (ccl/ccl.h) for ctypes, once per process.
+
+Where the library comes from, first found wins: the environment variable
+CUDACCL_LIBRARY (a path), the path the build or the install wrote into _paths.py,
+then the system's search (ctypes.util.find_library("ccl"))."""
+import ctypes
+import ctypes.util
+import os
+
+from ._errors import CclError, CudaError, UnsupportedError
+
+try:
+    from ._paths import LIBRARY as _CONFIGURED
+except ImportError:  # a copy of the sources without the generated file
+    _CONFIGURED = ""
+
+ABI_VERSION = 1
+
+BACKEND_CPU, BACKEND_CUDA = 0, 1
+MEMORY_HOST, MEMORY_DEVICE = 0, 1
+FORMAT_GRAY8, FORMAT_GRAY16LE, FORMAT_RGB, FORMAT_RGBA = 0, 1, 2, 3
+MODES = {"above": 0, "below": 1, "otsu": 2}
+FOREGROUNDS = {"threshold": 0, "background": 1, "local": 2, "color": 3}
+
+INT_COLUMNS = ["label", "bbox-0", "bbox-1", "bbox-2", "bbox-3", "area",
+               "moments_image-1-0", "moments_image-0-1", "moments_image-2-0",
+               "moments_image-1-1", "moments_image-0-2"]
+FLOAT_COLUMNS = ["centroid-0", "centroid-1", "moments-0-0", "moments-1-0", "moments-0-1",
+                 "moments-2-0", "moments-1-1", "moments-0-2"]
+
+_u32, _i32, _i64, _u64 = ctypes.c_uint32, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64
+_f64, _ptr = ctypes.c_double, ctypes.c_void_p
+
+
+class Image(ctypes.Structure):
+    _fields_ = [("size", _u32), ("width", _i32), ("height", _i32), ("format", _i32),
+                ("memory", _i32), ("data", _ptr), ("stride", _i64), ("stream", ctypes.c_size_t)]
+
+
+class Options(ctypes.Structure):
+    _fields_ = [("size", _u32), ("threshold", _i32), ("mode", _i32), ("connectivity", _i32),
+                ("algorithm", _i32), ("write_labels", _i32), ("max_components", _u32),
+                ("min_area", _u64), ("max_area", _u64), ("foreground", _i32),
+                ("history", _i32), ("learning_rate", _f64), ("variance_threshold", _f64),
+                ("detect_shadows", _i32), ("block_size", _i32), ("offset", _f64),
+                ("color_low", _i32 * 3), ("color_high", _i32 * 3),
+                ("open_radius", _i32), ("close_radius", _i32)]
+
+
+class Labels(ctypes.Structure):
+    _fields_ = [("size", _u32), ("data", _ptr), ("stride", _i64), ("memory", _i32)]
+
+
+class Result(ctypes.Structure):
+    _fields_ = [("size", _u32), ("width", _i32), ("height", _i32), ("threshold_used", _i32),
+                ("num_components", _u32), ("num_reported", _u32), ("backend", _i32),
+                ("device", _i32), ("read_pointer", ctypes.c_size_t), ("read_memory", _i32),
+                ("stream", ctypes.c_size_t), ("gpu_ms", ctypes.c_float)]
+
+
+class TrackerOptions(ctypes.Structure):
+    _fields_ = [("size", _u32), ("max_lost", _i32)]
+
+
+def _find():
+    path = os.environ.get("CUDACCL_LIBRARY")
+    if path:
+        return path, "CUDACCL_LIBRARY"
+    if _CONFIGURED and os.path.exists(_CONFIGURED):
+        return _CONFIGURED, "the configured path"
+    found = ctypes.util.find_library("ccl")
+    if found:
+        return found, "the system's library search"
+    return "libccl.so.0", "the dynamic loader's search"
+
+
+def _load():
+    path, source = _find()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(f"cudaccl: cannot load libccl from {path} ({source}): {e}; "
+                          "set CUDACCL_LIBRARY to the path of libccl.so") from e
+    try:
+        abi = lib.ccl_abi_version
+    except AttributeError as e:
+        raise ImportError(f"cudaccl: {path} has no C interface (ccl_abi_version): "
+                          "a libccl older than this package") from e
+    abi.restype = ctypes.c_int
+    if abi() != ABI_VERSION:
+        raise ImportError(f"cudaccl: {path} has C interface version {abi()}, "
+                          f"this package needs {ABI_VERSION}")
+
+    def fn(name, restype, *argtypes):
+        f = getattr(lib, name)
+        f.restype = restype
+        f.argtypes = list(argtypes)
+        return f
+
+    c = ctypes.c_char_p
+    fn("ccl_version", c)
+    fn("ccl_last_error", c)
+    fn("ccl_last_cuda_error", ctypes.c_int)
+    fn("ccl_last_cuda_error_name", c)
+    fn("ccl_cuda_compiled", ctypes.c_int)
+    fn("ccl_cuda_device_usable", ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t)
+    fn("ccl_cuda_pointer_device", ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int))
+    fn("ccl_algorithm_count", ctypes.c_int)
+    fn("ccl_algorithm_name", c, ctypes.c_int)
+    fn("ccl_options_init", None, _ptr)
+    fn("ccl_tracker_options_init", None, _ptr)
+    fn("ccl_engine_create", ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(_ptr))
+    fn("ccl_engine_destroy", None, _ptr)
+    fn("ccl_engine_set_profiling", ctypes.c_int, _ptr, ctypes.c_int)
+    # Pointers travel as plain integers: no ctypes objects are made per call.
+    fn("ccl_engine_label", ctypes.c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr)
+    fn("ccl_engine_components", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
+    fn("ccl_engine_columns", ctypes.c_int, _ptr, _ptr, _ptr)
+    fn("ccl_engine_device_columns", ctypes.c_int, _ptr, _ptr, _ptr)
+    fn("ccl_foreground_create", ctypes.c_int, _ptr, ctypes.POINTER(_ptr))
+    fn("ccl_foreground_destroy", None, _ptr)
+    fn("ccl_foreground_reset", ctypes.c_int, _ptr)
+    fn("ccl_tracker_create", ctypes.c_int, _ptr, ctypes.POINTER(_ptr))
+    fn("ccl_tracker_destroy", None, _ptr)
+    fn("ccl_tracker_reset", ctypes.c_int, _ptr, ctypes.c_int)
+    fn("ccl_tracker_update", ctypes.c_int, _ptr, ctypes.c_int, ctypes.c_int, _ptr,
+       ctypes.c_size_t, _ptr)
+    fn("ccl_tracker_update_engine", ctypes.c_int, _ptr, _ptr, _ptr)
+    return lib, path
+
+
+lib, path = _load()
+
+STATUS_NAMES = {1: "invalid argument", 2: "CUDA error", 3: "out of memory", 4: "unsupported",
+                5: "internal error"}
+
+
+def error(status):
+    """The exception for a failed call's status, with this thread's message."""
+    message = lib.ccl_last_error().decode("utf-8", "replace")
+    if status == 1:
+        return ValueError(message)
+    if status in (2, 3) and lib.ccl_last_cuda_error():
+        name = lib.ccl_last_cuda_error_name().decode()
+        return CudaError(message, name, lib.ccl_last_cuda_error())
+    if status == 3:
+        return MemoryError(message)
+    if status == 4:
+        return UnsupportedError(message)
+    return CclError(f"{STATUS_NAMES.get(status, status)}: {message}")
+
+
+def check(status):
+    if status:
+        raise error(status)
+
+
+def algorithms():
+    return [lib.ccl_algorithm_name(i).decode() for i in range(lib.ccl_algorithm_count())]
+
+
+def default_options():
+    o = Options()
+    lib.ccl_options_init(ctypes.addressof(o))
+    return o
