@@ -24,6 +24,7 @@
 #include "ccl/tracker.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -83,7 +84,11 @@ Box grown(const Box& b, double m) { return {b.x0 - m, b.y0 - m, b.x1 + m, b.y1 +
 
 // Rounding and flooring written out: without SSE4.1 the compiler calls libm for
 // std::lround and std::floor, which costs more than the rest of a pair's test.
-int32_t round_to_int(double v) { return v >= 0 ? int32_t(v + 0.5) : -int32_t(-v + 0.5); }
+// The sign is applied after rounding the magnitude, which spares a branch on it.
+int32_t round_to_int(double v) {
+  const int32_t r = int32_t(std::fabs(v) + 0.5);
+  return v >= 0 ? r : -r;
+}
 
 int floor_to_int(double v) {
   const int i = int(v);
@@ -105,22 +110,22 @@ double area_change(double a, double b) {
 }  // namespace
 
 struct Tracker::Impl {
-  // A component as the grid lists it: its box in pixels [x0, x1) x [y0, y1), copied
-  // beside the index so that a query reads its cells' entries in one stream.
-  struct Entry {
-    int32_t x0, y0, x1, y1;
-    int32_t det;
-    int32_t big;  // listed in several cells: deduplicated when found
-  };
-
-  struct Det {
-    uint32_t label;
-    double cx, cy;
-    Box box;
-    double area;
-    int32_t cells[4];  // grid cells its box covers: x0, y0, x1, y1 (inclusive)
-    bool big;          // wider or taller than a cell: listed in every cell it covers
-    Entry entry;
+  // What every frame reads of a track. What only a birth, a merge or a trail needs
+  // lives apart (History), and so does the per-frame scratch, so that the passes over
+  // all tracks stream through as little memory as they can.
+  struct Track {
+    double cx = 0, cy = 0, vx = 0, vy = 0, speed = 0, area = 0;
+    double size = 0;  // sqrt(w * h), the box's geometric mean side
+    uint64_t id = 0, last_seen = 0;
+    uint64_t parent = 0, born = 0;
+    int32_t x = 0, y = 0, w = 0, h = 0;
+    uint32_t seen = 0;  // frames seen; the velocity is measured from the second on
+    // Merged into another track (slot, and the id in History guarding against reuse).
+    int32_t merged_into = -1;
+    bool alive = false;
+    // Its own motion (History::own) is what the fields above say: it was last seen
+    // hosting no merged track. Spares copying them every frame.
+    bool own_current = false;
   };
 
   struct Motion {  // where a track was when last seen as itself, and how it moved
@@ -128,27 +133,36 @@ struct Tracker::Impl {
     uint64_t frame;
   };
 
-  struct Track {
-    uint64_t id = 0, parent = 0;
-    uint64_t born = 0, last_seen = 0;
-    uint32_t seen = 0;  // frames seen; the velocity is measured from the second on
-    bool alive = false;
-    double cx = 0, cy = 0, vx = 0, vy = 0, speed = 0, area = 0;
-    int32_t x = 0, y = 0, w = 0, h = 0;
-    // Merged into another track (slot and id, the id guarding against slot reuse).
-    int32_t merged_into = -1;
+  struct History {
     uint64_t merged_into_id = 0;
-    // Its own motion, frozen while other tracks are merged into it or it is merged.
+    // Its own motion, frozen while other tracks are merged into it or it is merged
+    // (see Track::own_current).
     Motion own{};
     std::vector<TrailPoint> trail;  // ring of trail_length points
     uint32_t trail_head = 0, trail_count = 0;
+  };
 
-    // Per-frame scratch.
-    Box predicted{};
-    int32_t match = -1;  // component matched this frame
-    uint32_t frames_unseen = 0;  // missed right before this frame (observe() sets it)
-    bool jumped = false;   // its centroid jumped (split or merge): no velocity measurement
-    bool born_now = false;
+  // A component, what a pair's cost reads first.
+  struct Det {
+    double cx, cy, area;
+    int32_t x0, y0, x1, y1;  // box [x0, x1) x [y0, y1)
+    uint32_t label;
+    Box box() const { return {double(x0), double(y0), double(x1), double(y1)}; }
+  };
+
+  // A component as the grid lists it, beside its index (bitwise negated when it is
+  // listed in several cells and must be deduplicated when found).
+  struct Entry {
+    int32_t x0, y0, x1, y1;
+    int32_t det;
+    uint32_t label;
+  };
+
+  // A pair of the track search() is looking at, with what ordering its pairs needs.
+  struct Candidate {
+    double cost;
+    int32_t det;
+    uint32_t label;
   };
 
   struct Pair {
@@ -156,40 +170,78 @@ struct Tracker::Impl {
     int32_t track, det;
   };
 
+  // What the pairing reads of a track that searches this frame.
+  struct Probe {
+    double px, py;     // predicted centroid
+    double inv_scale;  // 1 / the unwidened margin: distances are costed in it
+    double area;       // last seen area
+    double unseen_cost;  // kUnseenWeight per missed frame
+    // The gate (predicted box grown by the widened margin) rounded outwards: boxes
+    // have integer edges, so this changes no answer and keeps the test in integers.
+    int32_t gx0, gy0, gx1, gy1;
+    int32_t span[4];  // the grid cells to look in
+    bool in_grid;     // false: no cell to look in
+  };
+
+  // The cheapest pair of a component so far: cost, then track id (the label is its own).
+  struct DetBest {
+    double cost;
+    uint64_t id;
+    int32_t pair;
+  };
+
+  // Tracks searched together (collect_pairs): few enough that their candidates stay
+  // in the cache from one pass to the next.
+  static constexpr size_t kChunk = 64;
+
+  // Per-frame flags of a track slot.
+  enum : uint8_t { kJumped = 1, kBornNow = 2, kTruncated = 4 };
+
   TrackerOptions options;
   int width = -1, height = -1;
   uint64_t frame = 0;
   uint64_t next_id = 1;
   std::vector<Track> tracks;
+  std::vector<History> history;
   std::vector<int32_t> free_slots;
+  size_t merged_count = 0;  // live tracks with merged_into >= 0
 
-  // Per-frame scratch, kept to reuse its memory.
+  // Per track slot, per frame.
+  std::vector<int32_t> match;  // component matched this frame
+  std::vector<uint8_t> flags;
+  std::vector<double> match_cost;  // the cost of its match
+  std::vector<Box> predicted;      // of the tracks that search this frame
+  std::vector<int32_t> pair_first, pair_end;  // its pairs, when it searched
+  std::vector<int32_t> waiting_in;  // tracks merged into it, through chains
+  std::vector<int32_t> hosts;       // the slots whose waiting_in is not 0
+  std::vector<int32_t> merge_det;   // merge stage: the component it merges into
+
+  // Per frame.
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
   std::vector<uint64_t> keyed;
   std::vector<const Component*> pointers;  // update(TableView)'s, kept between frames
   std::vector<int32_t> det_track;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
-  // What the pairing reads of each track that searches this frame, packed apart from
-  // the tracks so that the queries stream through it.
-  struct Probe {
-    Box gate;             // predicted box grown by the (widened) margin
-    double px, py;        // predicted centroid
-    double inv_scale;     // 1 / the unwidened margin: distances are costed in it
-    double area;          // last seen area
-    double unseen_cost;   // kUnseenWeight per missed frame
-    int32_t slot;
-  };
-  std::vector<Probe> probes;
-  std::vector<Pair> pairs;
-  std::vector<std::pair<int32_t, int32_t>> pair_range;  // track s's pairs: [first, second)
-  std::vector<int32_t> best_of_track, best_of_det;
-  std::vector<double> match_cost;  // per track slot: the cost of its match this frame
-  std::vector<int32_t> waiting_in;  // per track slot: tracks merged into it, through chains
+  std::vector<int32_t> searching;   // slots with pairs, ascending (the pairs' order)
+  std::vector<int32_t> searching_best;  // the cheapest pair of each of those
+  // Searching tracks the matching left unmatched, and parents a split left without a
+  // part: the only tracks that can merge into a component.
+  std::vector<int32_t> unmatched;
+  // The pairs of the searching tracks, track after track: pairs[0, npairs). Its size
+  // only grows, so that it is not cleared every frame.
+  std::vector<Pair> pairs, scratch_pairs;
+  size_t npairs = 0;
+  std::vector<Candidate> cand;  // search(): the candidates of a few tracks
+  size_t nsearching = 0;
+  std::vector<DetBest> det_best;
+  size_t linked = 0;  // components matched by the one-to-one matching
   std::vector<int32_t> cell_start;
+  std::vector<std::array<int32_t, 4>> det_cells;  // grid cells of a box: x0, y0, x1, y1
   std::vector<Entry> cell_items, wide;
   int32_t small_w = 0, small_h = 0;  // the largest small component's box
   std::vector<uint32_t> stamp;
+  uint32_t query_count = 0;
   std::vector<int32_t> parent_of_det;
   std::vector<double> best_overlap;  // split and merge stages: the best overlap so far
   std::vector<std::pair<uint64_t, int32_t>> groups, waiting;
@@ -198,6 +250,7 @@ struct Tracker::Impl {
   int grid_w = 0, grid_h = 0, cell = kMinCell;
   double inv_cell = 1.0 / kMinCell;
   bool any_big = false;
+  double spacing = 0, min_margin = 0, new_margin = 0, inv_min_margin = 0;
 
   // Strict total order of pairs: cost, then track id, then label.
   bool before(const Pair& a, const Pair& b) const {
@@ -206,35 +259,67 @@ struct Tracker::Impl {
     if (ia != ib) return ia < ib;
     return dets[size_t(a.det)].label < dets[size_t(b.det)].label;
   }
+  // The same order between two pairs of one track.
+  bool before_in_track(const Pair& a, const Pair& b) const {
+    if (a.cost != b.cost) return a.cost < b.cost;
+    return dets[size_t(a.det)].label < dets[size_t(b.det)].label;
+  }
+
+  bool has(size_t s, uint8_t flag) const { return (flags[s] & flag) != 0; }
 
   void clear_tracks() {
     tracks.clear();
+    history.clear();
     free_slots.clear();
+    merged_count = 0;
+    for (auto* v : {&match, &pair_first, &pair_end, &waiting_in, &merge_det}) v->clear();
+    flags.clear();
+    match_cost.clear();
+    predicted.clear();
+    hosts.clear();
+  }
+
+  void set_merged_into(size_t s, int32_t host) {
+    int32_t& m = tracks[s].merged_into;
+    merged_count += size_t(host >= 0) - size_t(m >= 0);
+    m = host;
+  }
+
+  int32_t new_slot() {
+    if (!free_slots.empty()) {
+      const int32_t slot = free_slots.back();
+      free_slots.pop_back();
+      return slot;
+    }
+    tracks.emplace_back();
+    history.emplace_back();
+    for (auto* v : {&match, &pair_first, &pair_end, &waiting_in, &merge_det}) v->push_back(0);
+    match.back() = -1;
+    flags.push_back(0);
+    match_cost.push_back(0.0);
+    predicted.push_back({});
+    return int32_t(tracks.size() - 1);
   }
 
   int32_t new_track(int32_t d, uint64_t parent, double vx, double vy) {
-    int32_t slot;
-    if (!free_slots.empty()) {
-      slot = free_slots.back();
-      free_slots.pop_back();
-    } else {
-      slot = int32_t(tracks.size());
-      tracks.emplace_back();
-    }
-    Track& t = tracks[size_t(slot)];
-    std::vector<TrailPoint> trail = std::move(t.trail);
+    const int32_t slot = new_slot();
+    const size_t s = size_t(slot);
+    Track& t = tracks[s];
     t = Track{};
-    t.trail = std::move(trail);
     t.id = next_id++;
-    t.parent = parent;
-    t.born = frame;
     t.alive = true;
     t.vx = vx;
     t.vy = vy;
     t.speed = distance(vx, vy);
-    t.born_now = true;
-    t.match = d;
     t.last_seen = frame;  // so that the measurement below sees no gap
+    t.parent = parent;
+    t.born = frame;
+    History& hist = history[s];
+    std::vector<TrailPoint> trail = std::move(hist.trail);
+    hist = History{};
+    hist.trail = std::move(trail);
+    flags[s] = kBornNow;
+    match[s] = d;
     det_track[size_t(d)] = slot;
     return slot;
   }
@@ -261,7 +346,11 @@ struct Tracker::Impl {
       d.area = double(c.area);
       d.cx = c.centroid_x();
       d.cy = c.centroid_y();
-      d.box = {double(c.x), double(c.y), double(c.x) + c.width, double(c.y) + c.height};
+      // Through double, as the box's far edges are measured everywhere else.
+      d.x0 = c.x;
+      d.y0 = c.y;
+      d.x1 = int32_t(double(c.x) + c.width);
+      d.y1 = int32_t(double(c.y) + c.height);
     }
     det_track.assign(n, -1);
   }
@@ -270,65 +359,88 @@ struct Tracker::Impl {
   // `waiting` (host id, waiting track) and the count per host; merged tracks whose
   // host has ended wait no more and are plainly lost.
   void resolve_merges() {
-    waiting_in.assign(tracks.size(), 0);
+    for (int32_t s : hosts) waiting_in[size_t(s)] = 0;
+    hosts.clear();
     waiting.clear();
+    if (merged_count == 0) return;
     for (size_t s = 0; s < tracks.size(); ++s) {
-      Track& t = tracks[s];
+      const Track& t = tracks[s];
       if (!t.alive || t.merged_into < 0) continue;
       int32_t r = int32_t(s);
       int hops = 0;
       while (r >= 0 && tracks[size_t(r)].merged_into >= 0 && hops++ <= int(tracks.size())) {
-        const Track& cur = tracks[size_t(r)];
-        const Track& host = tracks[size_t(cur.merged_into)];
-        if (!host.alive || host.id != cur.merged_into_id) {
+        const int32_t host_slot = tracks[size_t(r)].merged_into;
+        const Track& host = tracks[size_t(host_slot)];
+        if (!host.alive || host.id != history[size_t(r)].merged_into_id) {
           r = -1;
           break;
         }
-        r = cur.merged_into;
+        r = host_slot;
       }
       if (r < 0) {
-        t.merged_into = -1;
+        set_merged_into(s, -1);
         continue;
       }
       waiting.push_back({tracks[size_t(r)].id, int32_t(s)});
-      ++waiting_in[size_t(r)];
+      host_gains(r);
     }
   }
 
-  // Other tracks are merged into track s (it keeps its own motion frozen meanwhile).
-  bool hosting(size_t s) const { return s < waiting_in.size() && waiting_in[s] > 0; }
+  void host_gains(int32_t s) {
+    if (waiting_in[size_t(s)]++ == 0) hosts.push_back(s);
+  }
 
-  void predict() {
-    // Where components crowd, the fixed margins would hold hundreds of them: they
-    // shrink to the mean spacing of this frame's components (twice it for new tracks).
-    const double spacing =
-        std::sqrt(double(width) * height / double(std::max<size_t>(dets.size(), 1)));
-    const double min_margin = std::min(kMinMargin, spacing);
-    const double new_margin = std::min(kNewMargin, 2.0 * spacing);
-    probes.clear();
-    for (Track& t : tracks) {
-      t.match = -1;
-      t.jumped = false;
-      t.born_now = false;
-      if (!t.alive || t.merged_into >= 0) continue;
-      const double gap = double(frame - t.last_seen);
-      const double px = t.cx + t.vx * gap, py = t.cy + t.vy * gap;
-      const double dx = round_to_int(t.vx * gap), dy = round_to_int(t.vy * gap);
-      t.predicted = {t.x + dx, t.y + dy, t.x + dx + t.w, t.y + dy + t.h};
-      // The box's geometric mean side: a long thin object must not get a gate as wide
-      // as it is long in every direction.
-      const double size = std::sqrt(double(t.w) * double(t.h));
-      double m = t.seen >= 2 ? std::max({min_margin, 0.5 * size, kSpeedMargin * t.speed})
-                             : std::max(new_margin, kNewSizeMargin * size);
-      // Costs measure distance in the unwidened margin, so that a track long unseen
-      // searches wider without also finding everything in reach cheap.
-      // Where components crowd, widening would sweep in hundreds: it stops at twice
-      // their mean spacing (or at no widening, when the margin is wider already).
-      const double widened = std::min(m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening),
-                                      std::max(m, 2.0 * spacing));
-      probes.push_back({grown(t.predicted, widened), px, py, 1.0 / m, t.area,
-                        kUnseenWeight * (gap - 1.0), int32_t(&t - tracks.data())});
-    }
+  // Other tracks are merged into track s (it keeps its own motion frozen meanwhile).
+  bool hosting(size_t s) const { return waiting_in[s] > 0; }
+
+  // Margins of this frame: where components crowd, the fixed margins would hold
+  // hundreds of them, so they shrink to the mean spacing of this frame's components
+  // (twice it for new tracks).
+  void frame_margins() {
+    spacing = std::sqrt(double(width) * height / double(std::max<size_t>(dets.size(), 1)));
+    min_margin = std::min(kMinMargin, spacing);
+    new_margin = std::min(kNewMargin, 2.0 * spacing);
+    inv_min_margin = 1.0 / min_margin;
+  }
+
+  // Where track s is predicted this frame and the gate it searches; its predicted box
+  // goes to predicted[s].
+  void make_probe(size_t s, Probe& p) {
+    const Track& t = tracks[s];
+    // Seen in the previous frame (most tracks), the products with the gap below are
+    // exact as written with none.
+    const bool next = frame - t.last_seen == 1;
+    const double gap = next ? 1.0 : double(frame - t.last_seen);
+    const double mx = next ? t.vx : t.vx * gap, my = next ? t.vy : t.vy * gap;
+    p.px = t.cx + mx;
+    p.py = t.cy + my;
+    const double dx = round_to_int(mx), dy = round_to_int(my);
+    const Box box = {t.x + dx, t.y + dy, t.x + dx + t.w, t.y + dy + t.h};
+    predicted[s] = box;
+    // The box's geometric mean side (t.size): a long thin object must not get a gate
+    // as wide as it is long in every direction.
+    const double m = t.seen >= 2 ? std::max({min_margin, 0.5 * t.size, kSpeedMargin * t.speed})
+                                 : std::max(new_margin, kNewSizeMargin * t.size);
+    // Costs measure distance in the unwidened margin, so that a track long unseen
+    // searches wider without also finding everything in reach cheap.
+    // Where components crowd, widening would sweep in hundreds: it stops at twice
+    // their mean spacing (or at no widening, when the margin is wider already).
+    const double widened =
+        next ? m
+             : std::min(m * std::min(1.0 + 0.5 * (gap - 1.0), kMaxLostWidening),
+                        std::max(m, 2.0 * spacing));
+    const Box g = grown(box, widened);
+    // Most tracks have the plain margin: its reciprocal is the frame's.
+    p.inv_scale = m == min_margin ? inv_min_margin : 1.0 / m;
+    p.area = t.area;
+    p.unseen_cost = kUnseenWeight * (gap - 1.0);
+    p.gx0 = floor_to_int(g.x0);
+    p.gy0 = floor_to_int(g.y0);
+    p.gx1 = -floor_to_int(-g.x1);
+    p.gy1 = -floor_to_int(-g.y1);
+    // Small components are listed by their top-left corner: one whose box meets the
+    // gate has its corner at most the largest small box's size left of or above it.
+    p.in_grid = cell_span(g.x0 - small_w, g.y0 - small_h, g.x1, g.y1, p.span);
   }
 
   // The cells [x0, x1] x [y0, y1] that pixels [px0, px1) x [py0, py1) fall in,
@@ -346,9 +458,8 @@ struct Tracker::Impl {
 
   // The grid: a component no larger than a cell is listed once, in the cell of its
   // box's top-left corner, so a query looks further left and up by the largest such
-  // box; a larger one
-  // is listed in every cell its box covers (and deduplicated when found); one over more
-  // than kWideBox cells is tried against every gate.
+  // box; a larger one is listed in every cell its box covers (and deduplicated when
+  // found); one over more than kWideBox cells is tried against every gate.
   void build_grid() {
     const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
     cell = std::max(kMinCell, int(std::sqrt(double(width) * height / double(n))) + 1);
@@ -356,42 +467,46 @@ struct Tracker::Impl {
     grid_w = (width + cell - 1) / cell;
     grid_h = (height + cell - 1) / cell;
     cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
+    det_cells.resize(dets.size());
     wide.clear();
     any_big = false;
     small_w = small_h = 0;
     // Counting sort of (cell, component): one pass to count, one to place.
     for (size_t d = 0; d < dets.size(); ++d) {
-      Det& det = dets[d];
-      det.big = det.box.x1 - det.box.x0 > cell || det.box.y1 - det.box.y0 > cell;
-      det.entry = {int32_t(det.box.x0), int32_t(det.box.y0), int32_t(det.box.x1),
-                   int32_t(det.box.y1), int32_t(d), det.big ? 1 : 0};
-      if (!det.big) {
-        small_w = std::max(small_w, int32_t(det.box.x1 - det.box.x0));
-        small_h = std::max(small_h, int32_t(det.box.y1 - det.box.y0));
-        det.cells[0] = det.cells[2] = std::min(grid_w - 1, int(det.box.x0 * inv_cell));
-        det.cells[1] = det.cells[3] = std::min(grid_h - 1, int(det.box.y0 * inv_cell));
-        ++cell_start[size_t(det.cells[1]) * size_t(grid_w) + size_t(det.cells[0]) + 1];
+      const Det& det = dets[d];
+      std::array<int32_t, 4>& cells = det_cells[d];
+      const bool big = det.x1 - det.x0 > cell || det.y1 - det.y0 > cell;
+      if (!big) {
+        small_w = std::max(small_w, det.x1 - det.x0);
+        small_h = std::max(small_h, det.y1 - det.y0);
+        cells[0] = cells[2] = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
+        cells[1] = cells[3] = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
+        ++cell_start[size_t(cells[1]) * size_t(grid_w) + size_t(cells[0]) + 1];
         continue;
       }
       any_big = true;
-      cell_span(det.box.x0, det.box.y0, det.box.x1, det.box.y1, det.cells);
-      if (int64_t(det.cells[2] - det.cells[0] + 1) * (det.cells[3] - det.cells[1] + 1) > kWideBox) {
-        det.cells[0] = -1;
-        wide.push_back(det.entry);
+      const Box b = det.box();
+      cell_span(b.x0, b.y0, b.x1, b.y1, cells.data());
+      if (int64_t(cells[2] - cells[0] + 1) * (cells[3] - cells[1] + 1) > kWideBox) {
+        cells[0] = -1;
+        wide.push_back({det.x0, det.y0, det.x1, det.y1, ~int32_t(d), det.label});
         continue;
       }
-      for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
-        for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
+      for (int cy = cells[1]; cy <= cells[3]; ++cy)
+        for (int cx = cells[0]; cx <= cells[2]; ++cx)
           ++cell_start[size_t(cy) * size_t(grid_w) + size_t(cx) + 1];
     }
     for (size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
-    cell_items.resize(size_t(cell_start.back()));
+    cell_items.resize(size_t(cell_start.back()) + 4);  // + what gather() reads past the end
     for (size_t d = 0; d < dets.size(); ++d) {
+      const std::array<int32_t, 4>& cells = det_cells[d];
+      if (cells[0] < 0) continue;
       const Det& det = dets[d];
-      if (det.cells[0] < 0) continue;
-      for (int cy = det.cells[1]; cy <= det.cells[3]; ++cy)
-        for (int cx = det.cells[0]; cx <= det.cells[2]; ++cx)
-          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = det.entry;
+      const bool big = det.x1 - det.x0 > cell || det.y1 - det.y0 > cell;
+      const Entry e{det.x0, det.y0, det.x1, det.y1, big ? ~int32_t(d) : int32_t(d), det.label};
+      for (int cy = cells[1]; cy <= cells[3]; ++cy)
+        for (int cx = cells[0]; cx <= cells[2]; ++cx)
+          cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = e;
     }
     // Placing advanced each start to the next cell's; shift back.
     for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
@@ -403,57 +518,234 @@ struct Tracker::Impl {
            kAreaWeight * area_change(d.area, t.area) + t.unseen_cost;
   }
 
-  void collect_pairs() {
-    pairs.clear();
-    if (any_big) stamp.assign(dets.size(), 0);
-    pair_range.assign(tracks.size(), {0, 0});
-    uint32_t query = 0;
-    for (const Probe& t : probes) {
-      const int32_t s = t.slot;
-      const int32_t first = int32_t(pairs.size());  // a track's pairs are consecutive
-      ++query;
-      const Box& g = t.gate;
-      // Boxes have integer edges, so the gate's edges round outwards without changing
-      // which boxes meet it, and the test below stays in integers.
-      const int32_t gx0 = floor_to_int(g.x0), gy0 = floor_to_int(g.y0);
-      const int32_t gx1 = -floor_to_int(-g.x1), gy1 = -floor_to_int(-g.y1);
-      auto consider = [&](const Entry& e) {
-        if (!(e.x0 < gx1 && gx0 < e.x1 && e.y0 < gy1 && gy0 < e.y1)) return;
-        if (e.big) {
-          if (stamp[size_t(e.det)] == query) return;
-          stamp[size_t(e.det)] = query;
-        }
-        pairs.push_back({pair_cost(t, dets[size_t(e.det)]), s, e.det});
-      };
-      int32_t span[4];
-      // Small components are listed by their top-left corner: one whose box meets the
-      // gate has its corner at most the largest small box's size left of or above it.
-      if (cell_span(g.x0 - small_w, g.y0 - small_h, g.x1, g.y1, span))
-        for (int cy = span[1]; cy <= span[3]; ++cy) {
-          const size_t row = size_t(cy) * size_t(grid_w);
-          const int32_t end = cell_start[row + size_t(span[2]) + 1];
-          for (int32_t i = cell_start[row + size_t(span[0])]; i < end; ++i)
-            consider(cell_items[size_t(i)]);
-        }
-      for (const Entry& e : wide) consider(e);
-      // In a crowd (noise around a blob covering the frame) a gate can meet hundreds
-      // of components; only its cheapest few can matter, and keeping more would make
-      // the matching quadratic.
-      if (pairs.size() - size_t(first) > kMaxPairsPerTrack) {
-        std::nth_element(pairs.begin() + first, pairs.begin() + first + kMaxPairsPerTrack,
-                         pairs.end(), [&](const Pair& a, const Pair& b) { return before(a, b); });
-        pairs.resize(size_t(first) + kMaxPairsPerTrack);
+  // Appends the pairs of track s's gate to `out`, in the grid's order (cells row by
+  // row, a cell's components in label order, then the wide ones).
+  void query(int32_t s, const Probe& t, std::vector<Pair>& out) {
+    ++query_count;
+    auto consider = [&](const Entry& e) {
+      if (!(e.x0 < t.gx1 && t.gx0 < e.x1 && e.y0 < t.gy1 && t.gy0 < e.y1)) return;
+      int32_t d = e.det;
+      if (d < 0) {
+        d = ~d;
+        if (stamp[size_t(d)] == query_count) return;
+        stamp[size_t(d)] = query_count;
       }
-      pair_range[size_t(s)] = {first, int32_t(pairs.size())};
+      out.push_back({pair_cost(t, dets[size_t(d)]), s, d});
+    };
+    if (t.in_grid)
+      for (int cy = t.span[1]; cy <= t.span[3]; ++cy) {
+        const size_t row = size_t(cy) * size_t(grid_w);
+        const int32_t end = cell_start[row + size_t(t.span[2]) + 1];
+        for (int32_t i = cell_start[row + size_t(t.span[0])]; i < end; ++i)
+          consider(cell_items[size_t(i)]);
+      }
+    for (const Entry& e : wide) consider(e);
+  }
+
+  // Appends to cand[n...] the components whose boxes meet track s's gate, in the
+  // grid's order, with no cost yet. The test is written without branches: whether a
+  // box meets a gate is a coin toss the processor cannot predict.
+  void gather(const Probe& t, size_t& n) {
+    auto scan = [&](const Entry* e, const Entry* end) {
+      if (n + size_t(end - e) > cand.size()) cand.resize(2 * (n + size_t(end - e)));
+      Candidate* out = cand.data();
+      for (; e != end; ++e) {
+        const bool meets = (e->x0 < t.gx1) & (t.gx0 < e->x1) & (e->y0 < t.gy1) & (t.gy0 < e->y1);
+        out[n] = {0.0, e->det, e->label};
+        n += meets;
+      }
+    };
+    // A row's entries go four at a time, those past its end masked off (cell_items
+    // has room for them): most rows hold a few, and a loop that ends at a different
+    // count every time is mispredicted at every end.
+    auto scan_row = [&](int32_t a, int32_t b) {
+      if (n + size_t(b - a) + 4 > cand.size()) cand.resize(2 * (n + size_t(b - a) + 4));
+      Candidate* out = cand.data();
+      const Entry* items = cell_items.data();
+      for (int32_t i = a; i < b; i += 4)
+        for (int32_t j = i; j < i + 4; ++j) {
+          const Entry& e = items[j];
+          const bool meets = (j < b) & (e.x0 < t.gx1) & (t.gx0 < e.x1) & (e.y0 < t.gy1) &
+                             (t.gy0 < e.y1);
+          out[n] = {0.0, e.det, e.label};
+          n += meets;
+        }
+    };
+    if (t.in_grid)
+      for (int cy = t.span[1]; cy <= t.span[3]; ++cy) {
+        const size_t row = size_t(cy) * size_t(grid_w);
+        scan_row(cell_start[row + size_t(t.span[0])], cell_start[row + size_t(t.span[2]) + 1]);
+      }
+    if (!wide.empty()) scan(wide.data(), wide.data() + wide.size());
+  }
+
+  // A component listed in several cells is found once per cell: the later finds of
+  // one query go (cand[first, n) are one track's).
+  void drop_repeats(size_t first, size_t& n) {
+    ++query_count;
+    size_t kept = first;
+    for (size_t p = first; p < n; ++p) {
+      int32_t d = cand[p].det;
+      if (d < 0) {
+        d = ~d;
+        if (stamp[size_t(d)] == query_count) continue;
+        stamp[size_t(d)] = query_count;
+      }
+      cand[kept] = cand[p];
+      cand[kept++].det = d;
     }
+    n = kept;
+  }
+
+  // Whether pair a of a track comes after its pair b (the order of before_in_track),
+  // computed without branches.
+  static bool after_in_track(const Candidate& a, const Candidate& b) {
+    return (a.cost > b.cost) | ((a.cost == b.cost) & (a.label > b.label));
+  }
+
+  // In a crowd (noise around a blob covering the frame) a gate can meet hundreds of
+  // components; only its cheapest few can matter, and keeping more would make the
+  // matching quadratic. Which few is all that matters here: their order is only
+  // restored (restore_order) where it can change a swap. Returns the new end.
+  static size_t keep_cheapest(Candidate* p, size_t first, size_t end) {
+    if (end - first > 3 * kMaxPairsPerTrack) {
+      std::nth_element(p + first, p + first + kMaxPairsPerTrack, p + end,
+                       [](const Candidate& a, const Candidate& b) { return after_in_track(b, a); });
+      return first + kMaxPairsPerTrack;
+    }
+    while (end - first > kMaxPairsPerTrack) {
+      size_t worst = first;
+      for (size_t q = first + 1; q < end; ++q) worst = after_in_track(p[q], p[worst]) ? q : worst;
+      p[worst] = p[--end];
+    }
+    return end;
+  }
+
+  // Track s's pairs in the order the whole pair list once had them: its gate's
+  // pairs in grid order, cut to the cheapest by std::nth_element.
+  void restore_order(int32_t s) {
+    Probe probe;
+    make_probe(size_t(s), probe);
+    scratch_pairs.clear();
+    query(s, probe, scratch_pairs);
+    std::nth_element(scratch_pairs.begin(), scratch_pairs.begin() + kMaxPairsPerTrack,
+                     scratch_pairs.end(),
+                     [&](const Pair& a, const Pair& b) { return before_in_track(a, b); });
+    std::copy(scratch_pairs.begin(), scratch_pairs.begin() + kMaxPairsPerTrack,
+              pairs.begin() + pair_first[size_t(s)]);
+    flags[size_t(s)] &= uint8_t(~kTruncated);
+  }
+
+  // Every live track that is not merged searches its gate. A few tracks at a time, in
+  // passes that each avoid branches on the data where they can: the square roots and
+  // divisions of the costs then overlap instead of waiting on each other, and the
+  // candidates stay in the cache between the passes.
+  void collect_pairs() {
+    query_count = 0;
+    if (any_big) stamp.assign(dets.size(), 0);
+    det_best.assign(dets.size(), DetBest{0.0, 0, -1});
+    std::fill(match.begin(), match.end(), -1);
+    std::fill(flags.begin(), flags.end(), uint8_t(0));
+    std::fill(pair_first.begin(), pair_first.end(), 0);
+    std::fill(pair_end.begin(), pair_end.end(), 0);
+    npairs = 0;
+    nsearching = 0;
+    searching.resize(tracks.size());
+    searching_best.resize(tracks.size());
+    int32_t chunk[kChunk];
+    size_t in_chunk = 0;
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      const Track& t = tracks[s];
+      if (!t.alive || t.merged_into >= 0) continue;
+      chunk[in_chunk++] = int32_t(s);
+      if (in_chunk == kChunk) {
+        search(chunk, in_chunk);
+        in_chunk = 0;
+      }
+    }
+    search(chunk, in_chunk);
+    searching.resize(nsearching);
+    searching_best.resize(nsearching);
+  }
+
+  // Pairs of the tracks slots[0, count), appended to pairs.
+  void search(const int32_t* slots, size_t count) {
+    Probe probe[kChunk];
+    size_t first[kChunk + 1];
+    for (size_t k = 0; k < count; ++k) make_probe(size_t(slots[k]), probe[k]);
+    size_t n = 0;
+    for (size_t k = 0; k < count; ++k) {
+      first[k] = n;
+      gather(probe[k], n);
+      if (any_big) drop_repeats(first[k], n);
+    }
+    first[count] = n;
+    for (size_t k = 0; k < count; ++k)
+      for (size_t p = first[k]; p < first[k + 1]; ++p)
+        cand[p].cost = pair_cost(probe[k], dets[size_t(cand[p].det)]);
+    // Cut each track to its cheapest pairs, and keep each track's cheapest pair and
+    // each component's for the matching.
+    if (npairs + n > pairs.size()) pairs.resize(2 * (npairs + n));
+    for (size_t k = 0; k < count; ++k) {
+      const size_t s = size_t(slots[k]);
+      size_t end = first[k + 1];
+      if (end == first[k]) continue;
+      if (end - first[k] > kMaxPairsPerTrack) {
+        end = keep_cheapest(cand.data(), first[k], end);
+        flags[s] |= kTruncated;
+      }
+      searching[nsearching] = int32_t(s);
+      searching_best[nsearching++] = note_bests(s, first[k], end);
+    }
+  }
+
+  // Appends track s's pairs cand[first, end) to pairs, updating each component's
+  // cheapest pair so far; returns the index of track s's cheapest.
+  int32_t note_bests(size_t s, size_t first, size_t end) {
+    const uint64_t id = tracks[s].id;
+    size_t best = first;
+    pair_first[s] = int32_t(npairs);
+    for (size_t c = first; c < end; ++c) {
+      const Candidate& cd = cand[c];
+      best = after_in_track(cand[best], cd) ? c : best;
+      const int32_t p = int32_t(npairs++);
+      pairs[size_t(p)] = {cd.cost, int32_t(s), cd.det};
+      DetBest& b = det_best[size_t(cd.det)];
+      // Between pairs of one component the order is cost, then track id.
+      const bool take = (b.pair < 0) | (cd.cost < b.cost) | ((cd.cost == b.cost) & (id < b.id));
+      if (take) b = {cd.cost, id, p};
+    }
+    pair_end[s] = int32_t(npairs);
+    return pair_first[s] + int32_t(best - first);
   }
 
   // The cost of pairing track s with component d, or a negative value when the two
   // are no pair.
   double cost_of(int32_t s, int32_t d) const {
-    for (int32_t p = pair_range[size_t(s)].first; p < pair_range[size_t(s)].second; ++p)
+    for (int32_t p = pair_first[size_t(s)]; p < pair_end[size_t(s)]; ++p)
       if (pairs[size_t(p)].det == d) return pairs[size_t(p)].cost;
     return -1.0;
+  }
+
+  // Whether the pair p would swap its track's match with that of its component's.
+  bool crosses(const Pair& p, double* c12) const {
+    const int32_t t2 = p.track, d1 = p.det;
+    const int32_t t1 = det_track[size_t(d1)];
+    const int32_t d2 = match[size_t(t2)];
+    if (t1 < 0 || t1 == t2 || d2 < 0) return false;
+    // Costs are not negative: no swap can pay unless this pair alone is cheaper
+    // than the two matches together (which spares looking up the crossed pair).
+    const double now = match_cost[size_t(t1)] + match_cost[size_t(t2)];
+    if (p.cost >= now) return false;
+    *c12 = cost_of(t1, d2);
+    return !(*c12 < 0 || p.cost + *c12 >= now - 1e-9);
+  }
+
+  bool block_crosses(int32_t s) const {
+    double c12;
+    for (int32_t p = pair_first[size_t(s)]; p < pair_end[size_t(s)]; ++p)
+      if (crosses(pairs[size_t(p)], &c12)) return true;
+    return false;
   }
 
   // Cheapest-first matching can pair two neighbours crosswise when their predictions
@@ -462,27 +754,29 @@ struct Tracker::Impl {
   void swap_crossed_matches() {
     for (int pass = 0; pass < 2; ++pass) {
       bool swapped = false;
-      for (const Pair& p : pairs) {
-        const int32_t t2 = p.track, d1 = p.det;
-        const int32_t t1 = det_track[size_t(d1)];
-        const int32_t d2 = tracks[size_t(t2)].match;
-        if (t1 < 0 || t1 == t2 || d2 < 0) continue;
-        // Costs are not negative: no swap can pay unless this pair alone is cheaper
-        // than the two matches together (which spares looking up the crossed pair).
-        const double now = match_cost[size_t(t1)] + match_cost[size_t(t2)];
-        if (p.cost >= now) continue;
-        const double c12 = cost_of(t1, d2);
-        if (c12 < 0 || p.cost + c12 >= now - 1e-9) continue;
-        link(t2, d1, p.cost);
-        link(t1, d2, c12);
-        swapped = true;
+      for (int32_t s : searching) {
+        // Until a swap, the order of a track's pairs changes nothing; from one on it
+        // does, and a cut track's pairs must be back in their first order.
+        if (has(size_t(s), kTruncated)) {
+          if (!block_crosses(s)) continue;
+          restore_order(s);
+        }
+        for (int32_t i = pair_first[size_t(s)]; i < pair_end[size_t(s)]; ++i) {
+          const Pair p = pairs[size_t(i)];
+          double c12;
+          if (!crosses(p, &c12)) continue;
+          const int32_t t1 = det_track[size_t(p.det)], d2 = match[size_t(s)];
+          link(s, p.det, p.cost);
+          link(t1, d2, c12);
+          swapped = true;
+        }
       }
       if (!swapped) break;
     }
   }
 
   void link(int32_t s, int32_t d, double cost = 0.0) {
-    tracks[size_t(s)].match = d;
+    match[size_t(s)] = d;
     det_track[size_t(d)] = s;
     match_cost[size_t(s)] = cost;
   }
@@ -491,49 +785,65 @@ struct Tracker::Impl {
   // track and its component is taken by the greedy order whatever happens before it,
   // so those go at once and only the rest is sorted.
   void match_one_to_one() {
-    best_of_track.assign(tracks.size(), -1);
-    best_of_det.assign(dets.size(), -1);
-    match_cost.resize(tracks.size());
-    for (size_t p = 0; p < pairs.size(); ++p) {
-      int32_t& bt = best_of_track[size_t(pairs[p].track)];
-      if (bt < 0 || before(pairs[p], pairs[size_t(bt)])) bt = int32_t(p);
-      int32_t& bd = best_of_det[size_t(pairs[p].det)];
-      if (bd < 0 || before(pairs[p], pairs[size_t(bd)])) bd = int32_t(p);
+    linked = 0;
+    unmatched.clear();
+    for (size_t k = 0; k < searching.size(); ++k) {
+      const int32_t s = searching[k], best = searching_best[k];
+      const Pair& p = pairs[size_t(best)];
+      if (det_best[size_t(p.det)].pair == best) {
+        link(s, p.det, p.cost);
+        ++linked;
+      } else {
+        unmatched.push_back(s);
+      }
     }
-    for (size_t p = 0; p < pairs.size(); ++p)
-      if (best_of_track[size_t(pairs[p].track)] == int32_t(p) &&
-          best_of_det[size_t(pairs[p].det)] == int32_t(p))
-        link(pairs[p].track, pairs[p].det, pairs[p].cost);
     group_pairs.clear();
-    for (const Pair& p : pairs)
-      if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
-        group_pairs.push_back(p);
+    for (int32_t s : unmatched)
+      for (int32_t i = pair_first[size_t(s)]; i < pair_end[size_t(s)]; ++i)
+        if (det_track[size_t(pairs[size_t(i)].det)] < 0) group_pairs.push_back(pairs[size_t(i)]);
     std::sort(group_pairs.begin(), group_pairs.end(),
               [&](const Pair& a, const Pair& b) { return before(a, b); });
     for (const Pair& p : group_pairs)
-      if (tracks[size_t(p.track)].match < 0 && det_track[size_t(p.det)] < 0)
+      if (match[size_t(p.track)] < 0 && det_track[size_t(p.det)] < 0) {
         link(p.track, p.det, p.cost);
+        ++linked;
+      }
+    // From here on `unmatched` lists the searching tracks without a match.
+    unmatched.erase(std::remove_if(unmatched.begin(), unmatched.end(),
+                                   [&](int32_t s) { return match[size_t(s)] >= 0; }),
+                    unmatched.end());
   }
 
   // Where a track's own motion puts it this frame (for tracks merged into others, or
   // hosting them, that is the motion from before the merge).
-  void own_prediction(const Track& t, double* x, double* y) const {
-    const double gap = double(frame - t.own.frame);
-    *x = t.own.cx + t.own.vx * gap;
-    *y = t.own.cy + t.own.vy * gap;
+  Motion own_motion(size_t s) const {
+    const Track& t = tracks[s];
+    return t.own_current ? Motion{t.cx, t.cy, t.vx, t.vy, t.area, t.last_seen} : history[s].own;
+  }
+
+  void own_prediction(size_t s, double* x, double* y) const {
+    const Motion own = own_motion(s);
+    const double gap = double(frame - own.frame);
+    *x = own.cx + own.vx * gap;
+    *y = own.cy + own.vy * gap;
   }
 
   void split_stage() {
+    // Every component matched: none can be a part.
+    if (linked == dets.size()) return;
     // The parent of each unmatched component: the matched track whose predicted box
     // (grown a little) overlaps it most and that was larger than it.
     parent_of_det.assign(dets.size(), -1);
-        best_overlap.assign(dets.size(), 0.0);
-    for (const Pair& p : pairs) {
+    best_overlap.assign(dets.size(), 0.0);
+    for (size_t i = 0; i < npairs; ++i) {
+      const Pair& p = pairs[i];
       const Track& t = tracks[size_t(p.track)];
       const Det& d = dets[size_t(p.det)];
-      if (det_track[size_t(p.det)] >= 0 || t.match < 0 || t.born_now || d.area > t.area) continue;
-      const double ov =
-          overlap_area(grown(t.predicted, std::max(2.0, 0.25 * std::max(t.w, t.h))), d.box);
+      if (det_track[size_t(p.det)] >= 0 || match[size_t(p.track)] < 0 ||
+          has(size_t(p.track), kBornNow) || d.area > t.area)
+        continue;
+      const double ov = overlap_area(
+          grown(predicted[size_t(p.track)], std::max(2.0, 0.25 * std::max(t.w, t.h))), d.box());
       if (ov <= 0) continue;
       int32_t& cur = parent_of_det[size_t(p.det)];
       if (cur < 0 || ov > best_overlap[size_t(p.det)] ||
@@ -558,7 +868,7 @@ struct Tracker::Impl {
       const uint64_t parent_id = groups[g].first;
       const int32_t parent = parent_of_det[size_t(groups[g].second)];
       members.clear();
-      members.push_back(tracks[size_t(parent)].match);
+      members.push_back(match[size_t(parent)]);
       for (; g < groups.size() && groups[g].first == parent_id; ++g)
         members.push_back(groups[g].second);
       candidates.clear();
@@ -570,9 +880,9 @@ struct Tracker::Impl {
   }
 
   void split_group(int32_t parent, std::vector<int32_t>& parts, std::vector<int32_t>& merged) {
-    Track& p = tracks[size_t(parent)];
-    det_track[size_t(p.match)] = -1;
-    p.match = -1;
+    const size_t ps = size_t(parent);
+    det_track[size_t(match[ps])] = -1;
+    match[ps] = -1;
     auto larger = [&](int32_t a, int32_t b) {
       const Det &da = dets[size_t(a)], &db = dets[size_t(b)];
       return da.area != db.area ? da.area > db.area : da.label < db.label;
@@ -581,7 +891,7 @@ struct Tracker::Impl {
     if (merged.empty()) {
       // A plain split: the largest part keeps the id.
       link(parent, parts[0]);
-      p.jumped = true;
+      flags[ps] |= kJumped;
     } else {
       // Tracks merged into the parent wait for their parts: each part goes to the
       // track whose own motion and size predict it best, cheapest first.
@@ -590,85 +900,89 @@ struct Tracker::Impl {
       for (int32_t s : merged) {
         const Track& t = tracks[size_t(s)];
         double x, y;
-        own_prediction(t, &x, &y);
+        own_prediction(size_t(s), &x, &y);
         const double scale = std::max({kMinMargin, double(t.w), double(t.h)});
+        const double own_area = own_motion(size_t(s)).area;
         for (int32_t d : parts) {
           const Det& det = dets[size_t(d)];
           const double cost =
-              distance(det.cx - x, det.cy - y) / scale + area_change(det.area, t.own.area);
+              distance(det.cx - x, det.cy - y) / scale + area_change(det.area, own_area);
           group_pairs.push_back({cost, s, d});
         }
       }
       std::sort(group_pairs.begin(), group_pairs.end(),
                 [&](const Pair& a, const Pair& b) { return before(a, b); });
       for (const Pair& pr : group_pairs)
-        if (tracks[size_t(pr.track)].match < 0 && det_track[size_t(pr.det)] < 0)
-          link(pr.track, pr.det);
+        if (match[size_t(pr.track)] < 0 && det_track[size_t(pr.det)] < 0) link(pr.track, pr.det);
       for (int32_t s : merged) {
-        Track& t = tracks[size_t(s)];
-        if (t.match < 0) continue;
-        if (s != parent) {
-          t.merged_into = -1;  // back on its own
-        }
+        const size_t ss = size_t(s);
+        if (match[ss] < 0) continue;
+        if (s != parent) set_merged_into(ss, -1);  // back on its own
         // Its own motion resumes from before the merge.
-        t.vx = t.own.vx;
-        t.vy = t.own.vy;
-        t.jumped = true;
+        const Motion own = own_motion(ss);
+        tracks[ss].vx = own.vx;
+        tracks[ss].vy = own.vy;
+        flags[ss] |= kJumped;
       }
       // The parent keeps an id on some part whenever one is left.
-      if (p.match < 0)
+      if (match[ps] < 0)
         for (int32_t d : parts)
           if (det_track[size_t(d)] < 0) {
             link(parent, d);
-            p.jumped = true;
+            flags[ps] |= kJumped;
             break;
           }
+      if (match[ps] < 0) unmatched.push_back(parent);
     }
-    // new_track() may grow `tracks`, which would leave `p` dangling.
-    const uint64_t parent_id = p.id;
-    const double vx = p.vx, vy = p.vy;
+    const uint64_t parent_id = tracks[ps].id;
+    const double vx = tracks[ps].vx, vy = tracks[ps].vy;
     for (int32_t d : parts)
       if (det_track[size_t(d)] < 0) new_track(d, parent_id, vx, vy);
   }
 
   void merge_stage() {
-    // The component each lost track seen in the previous frame merged into.
+    // The component each lost track seen in the previous frame merged into. Only
+    // tracks left unmatched can be lost; their pairs are all that is looked at.
     groups.clear();
-    best_of_track.assign(tracks.size(), -1);
-        best_overlap.assign(tracks.size(), 0.0);
-    for (const Pair& p : pairs) {
-      const Track& u = tracks[size_t(p.track)];
-      const int32_t host = det_track[size_t(p.det)];
-      if (u.match >= 0 || u.last_seen + 1 != frame || host < 0 || host == p.track) continue;
-      const Track& h = tracks[size_t(host)];
-      const Det& d = dets[size_t(p.det)];
-      if (h.born_now ||
-          d.area - h.area < std::max(kMergeGrowth * u.area, kMergeNoise * std::sqrt(h.area)))
-        continue;
-      const Box inside = grown(u.predicted, std::max(2.0, 0.25 * std::max(u.w, u.h)));
-      const double ov = overlap_area(inside, d.box);
-      if (ov < kMergeInside * (inside.x1 - inside.x0) * (inside.y1 - inside.y0)) continue;
-      int32_t& cur = best_of_track[size_t(p.track)];
-      if (cur < 0 || ov > best_overlap[size_t(p.track)] ||
-          (ov == best_overlap[size_t(p.track)] && d.label < dets[size_t(cur)].label)) {
-        cur = p.det;
-        best_overlap[size_t(p.track)] = ov;
+    for (int32_t s : unmatched) {
+      const size_t us = size_t(s);
+      const Track& u = tracks[us];
+      if (match[us] >= 0 || u.last_seen + 1 != frame) continue;
+      int32_t best = -1;
+      double best_ov = 0.0;
+      const Box inside = grown(predicted[us], std::max(2.0, 0.25 * std::max(u.w, u.h)));
+      for (int32_t i = pair_first[us]; i < pair_end[us]; ++i) {
+        const Pair& p = pairs[size_t(i)];
+        const int32_t host = det_track[size_t(p.det)];
+        if (host < 0 || host == p.track) continue;
+        const Track& h = tracks[size_t(host)];
+        const Det& d = dets[size_t(p.det)];
+        if (has(size_t(host), kBornNow) ||
+            d.area - h.area < std::max(kMergeGrowth * u.area, kMergeNoise * std::sqrt(h.area)))
+          continue;
+        const double ov = overlap_area(inside, d.box());
+        if (ov < kMergeInside * (inside.x1 - inside.x0) * (inside.y1 - inside.y0)) continue;
+        if (best < 0 || ov > best_ov || (ov == best_ov && d.label < dets[size_t(best)].label)) {
+          best = p.det;
+          best_ov = ov;
+        }
       }
+      if (best < 0) continue;
+      merge_det[us] = best;
+      groups.push_back({dets[size_t(best)].label, s});
     }
-    for (size_t s = 0; s < tracks.size(); ++s)
-      if (best_of_track[s] >= 0) groups.push_back({dets[size_t(best_of_track[s])].label, int32_t(s)});
     if (groups.empty()) return;
     std::sort(groups.begin(), groups.end(), [&](const auto& a, const auto& b) {
       return a.first != b.first ? a.first < b.first
                                 : tracks[size_t(a.second)].id < tracks[size_t(b.second)].id;
     });
     for (size_t g = 0; g < groups.size();) {
-      const int32_t d = best_of_track[size_t(groups[g].second)];
+      const int32_t d = merge_det[size_t(groups[g].second)];
       const int32_t host = det_track[size_t(d)];
       members.clear();
       members.push_back(host);
       double merging_area = 0;
-      for (const uint32_t label = groups[g].first; g < groups.size() && groups[g].first == label; ++g) {
+      for (const uint64_t label = groups[g].first; g < groups.size() && groups[g].first == label; ++g) {
         members.push_back(groups[g].second);
         merging_area += tracks[size_t(groups[g].second)].area;
       }
@@ -686,26 +1000,36 @@ struct Tracker::Impl {
         if (t.area > k.area || (t.area == k.area && t.id < k.id)) keeper = s;
       }
       if (keeper != host) {
-        tracks[size_t(host)].match = -1;
+        match[size_t(host)] = -1;
         link(keeper, d);
       }
-      Track& k = tracks[size_t(keeper)];
-      k.jumped = true;
+      flags[size_t(keeper)] |= kJumped;
       for (int32_t s : members) {
         if (s == keeper) continue;
-        Track& t = tracks[size_t(s)];
-        t.merged_into = keeper;
-        t.merged_into_id = k.id;
-        ++waiting_in[size_t(keeper)];
+        set_merged_into(size_t(s), keeper);
+        history[size_t(s)].merged_into_id = tracks[size_t(keeper)].id;
+        host_gains(keeper);
       }
     }
   }
 
-  void observe(Track& t, const Det& d, bool host) {
+  // Track s seen as component d this frame; returns the frames it missed before.
+  uint32_t observe(size_t s, const Det& d) {
+    Track& t = tracks[s];
+    // A host's own motion stays as it was: from before this frame.
+    if (!hosting(s)) {
+      t.own_current = true;
+    } else if (t.own_current) {
+      history[s].own = own_motion(s);
+      t.own_current = false;
+    }
+    const bool born_now = has(s, kBornNow);
+    const uint32_t frames_unseen = born_now ? 0 : uint32_t(frame - t.last_seen - 1);
     const double gap = double(frame - t.last_seen);
-    t.frames_unseen = t.born_now ? 0 : uint32_t(frame - t.last_seen - 1);
-    if (!t.born_now && !t.jumped && gap > 0) {
-      const double mx = (d.cx - t.cx) / gap, my = (d.cy - t.cy) / gap;
+    if (!born_now && !has(s, kJumped) && gap > 0) {
+      // x / 1.0 is x: the division only matters after missed frames.
+      const double mx = gap == 1.0 ? d.cx - t.cx : (d.cx - t.cx) / gap;
+      const double my = gap == 1.0 ? d.cy - t.cy : (d.cy - t.cy) / gap;
       const double ms = distance(mx, my);
       if (t.seen == 1 && t.parent == 0) {
         t.vx = mx;  // a new track's first measurement is its velocity
@@ -720,60 +1044,64 @@ struct Tracker::Impl {
     t.cx = d.cx;
     t.cy = d.cy;
     t.area = d.area;
-    t.x = int32_t(d.box.x0);
-    t.y = int32_t(d.box.y0);
-    t.w = int32_t(d.box.x1 - d.box.x0);
-    t.h = int32_t(d.box.y1 - d.box.y0);
+    const int32_t w = d.x1 - d.x0, h = d.y1 - d.y0;
+    if (w != t.w || h != t.h || t.seen == 0) t.size = std::sqrt(double(w) * double(h));
+    t.x = d.x0;
+    t.y = d.y0;
+    t.w = w;
+    t.h = h;
     t.last_seen = frame;
     ++t.seen;
-    if (!host) t.own = {t.cx, t.cy, t.vx, t.vy, t.area, frame};
-    if (options.trail_length > 0) {
-      const size_t len = size_t(options.trail_length);
-      if (t.trail.size() != len) {
-        t.trail.assign(len, TrailPoint{});
-        t.trail_head = 0;
-        t.trail_count = 0;
-      }
-      t.trail[t.trail_head] = {round_to_int(d.cx), round_to_int(d.cy)};
-      t.trail_head = uint32_t((t.trail_head + 1) % len);
-      t.trail_count = std::min<uint32_t>(t.trail_count + 1, uint32_t(len));
+    if (options.trail_length > 0) add_trail_point(history[s], d);
+    return frames_unseen;
+  }
+
+  void add_trail_point(History& hist, const Det& d) const {
+    const size_t len = size_t(options.trail_length);
+    if (hist.trail.size() != len) {
+      hist.trail.assign(len, TrailPoint{});
+      hist.trail_head = 0;
+      hist.trail_count = 0;
     }
+    hist.trail[hist.trail_head] = {round_to_int(d.cx), round_to_int(d.cy)};
+    hist.trail_head = uint32_t((hist.trail_head + 1) % len);
+    hist.trail_count = std::min<uint32_t>(hist.trail_count + 1, uint32_t(len));
   }
 
   void finish(size_t n, std::vector<TrackInfo>& out) {
-    for (size_t d = 0; d < dets.size(); ++d) {
-      const size_t s = size_t(det_track[d]);
-      observe(tracks[s], dets[d], hosting(s));
-    }
-    // Tracks not seen for more than max_lost frames end.
-    for (size_t s = 0; s < tracks.size(); ++s) {
-      Track& t = tracks[s];
-      // A track seen in one frame only ends at its first miss: it was most likely a
-      // speck of noise, and kept it would only offer its id to the next one.
-      const uint64_t limit = t.seen > 1 ? uint64_t(options.max_lost) : 0;
-      if (t.alive && t.match < 0 && frame - t.last_seen > limit) {
-        t.alive = false;
-        t.merged_into = -1;
-        free_slots.push_back(int32_t(s));
-      }
-    }
     out.resize(n);
     input_slot.resize(n);
+    // Ending tracks below touches only unmatched ones, so each component's track can
+    // be reported as soon as it is updated.
     for (size_t d = 0; d < dets.size(); ++d) {
       const int32_t s = det_track[d];
+      const uint32_t frames_unseen = observe(size_t(s), dets[d]);
       const Track& t = tracks[size_t(s)];
       TrackInfo& info = out[order[d]];
       input_slot[order[d]] = s;
       info.id = t.id;
       info.parent_id = t.parent;
       info.age = uint32_t(frame - t.born + 1);
-      info.frames_unseen = t.frames_unseen;
+      info.frames_unseen = frames_unseen;
       info.velocity_x = t.vx;
       info.velocity_y = t.vy;
       info.predicted_x = t.x + round_to_int(t.vx);
       info.predicted_y = t.y + round_to_int(t.vy);
       info.predicted_width = t.w;
       info.predicted_height = t.h;
+    }
+    // Tracks not seen for more than max_lost frames end.
+    for (size_t s = 0; s < tracks.size(); ++s) {
+      const Track& t = tracks[s];
+      if (!t.alive || match[s] >= 0) continue;
+      // A track seen in one frame only ends at its first miss: it was most likely a
+      // speck of noise, and kept it would only offer its id to the next one.
+      const uint64_t limit = t.seen > 1 ? uint64_t(options.max_lost) : 0;
+      if (frame - t.last_seen > limit) {
+        tracks[s].alive = false;
+        set_merged_into(s, -1);
+        free_slots.push_back(int32_t(s));
+      }
     }
   }
 
@@ -788,11 +1116,8 @@ struct Tracker::Impl {
     }
     ++frame;
     take_input(components, n);
-    // At most one new track per component: with room for them all, no reference into
-    // `tracks` taken during the frame can be left dangling by its growth.
-    tracks.reserve(tracks.size() + dets.size());
     resolve_merges();
-    predict();
+    frame_margins();
     build_grid();
     collect_pairs();
     match_one_to_one();
@@ -849,7 +1174,7 @@ void Tracker::update(int width, int height, TableView components,
 void Tracker::trail(size_t i, std::vector<TrailPoint>& out) const {
   out.clear();
   if (i >= impl_->input_slot.size()) return;
-  const Impl::Track& t = impl_->tracks[size_t(impl_->input_slot[i])];
+  const Impl::History& t = impl_->history[size_t(impl_->input_slot[i])];
   const size_t len = t.trail.size();
   for (uint32_t k = 0; k < t.trail_count; ++k)
     out.push_back(t.trail[(t.trail_head + len - t.trail_count + k) % len]);
