@@ -144,13 +144,14 @@ def equal_to_cpu(fw):
                    dict(min_area=3), dict(max_components=25), dict(return_labels=False)] + \
                   [dict(algorithm=a) for a in cudaccl.algorithms()]:
             labels, table = cudaccl.label(dev, **kw)
+            device = cudaccl.last_call_info()["device"]
             want_labels, want_table = cudaccl.label(img, backend="cpu", **kw)
             if want_labels is None:
                 assert labels is None
             else:
                 assert np.array_equal(to_host(fw, labels), want_labels), f"{kw}: labels"
             same_table(table, want_table)
-            device_columns(table, fw, cudaccl.last_call_info()["device"])
+            device_columns(table, fw, device)
     tap.check(f"{fw}: every setting and algorithm equals the CPU backend", settings)
 
     def numpy_on_cuda():
