@@ -39,33 +39,15 @@ except ImportError as e:
     sys.exit(77)
 import cudaccl
 
+# The random recipe and the PGM reader of the Python tests (tests/python here; the same
+# folder in a gpu-check pack).
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests", "python")]
+from cudaccl_support import read_pgm, yacclab_random  # noqa: E402
+
 DENSITIES = (0.1, 0.5, 0.9)
 GRANULARITIES = (1, 4, 16)
 STRUCTURE = np.ones((3, 3), bool)
-
-
-def yacclab_random(height, width, density, granularity, seed):
-    rows, cols = -(-height // granularity), -(-width // granularity)
-    draws = np.random.RandomState(seed).randint(0, 1 << 32, size=rows * cols, dtype=np.uint32)
-    blocks = (draws.astype(np.uint64) < np.uint64(round(density * 4294967296.0)))
-    blocks = blocks.reshape(rows, cols).astype(np.uint8) * np.uint8(255)
-    return np.repeat(np.repeat(blocks, granularity, 0), granularity, 1)[:height, :width]
-
-
-def read_pgm(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    fields, pos = [], 0
-    while len(fields) < 4:
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        end = pos
-        while not data[end:end + 1].isspace():
-            end += 1
-        fields.append(data[pos:end])
-        pos = end
-    w, h = int(fields[1]), int(fields[2])
-    return np.frombuffer(data, np.uint8, w * h, pos + 1).reshape(h, w)
 
 
 def timed(fn, repeat):
@@ -148,7 +130,7 @@ def main():
         w, h = (int(v) for v in size.lower().split("x"))
         for d in DENSITIES:
             for g in GRANULARITIES:
-                host = yacclab_random(h, w, d, g, seed=int(d * 10) * 100 + g)
+                host = yacclab_random(h, w, d, g, seed=int(d * 10) * 100 + g) * np.uint8(255)
                 rows.append(bench_case(f"random d={d} g={g}", host, args.repeat,
                                        dict(density=d, granularity=g)))
     if args.testdata and os.path.isfile(os.path.join(args.testdata, "gray", "MANIFEST")):
@@ -160,7 +142,7 @@ def main():
                     rows.append(bench_case(parts[0], host, args.repeat,
                                            dict(density="", granularity="")))
     # The call's cost where the GPU has almost nothing to do.
-    tiny = cupy.asarray(yacclab_random(64, 64, 0.5, 4, seed=1))
+    tiny = cupy.asarray(yacclab_random(64, 64, 0.5, 4, seed=1) * np.uint8(255))
     gpu, wall = engine_time(tiny, 500)
     tiny_overhead = (wall - gpu) * 1e3
     print(f"64x64 image: wall {wall * 1e3:.1f} us, engine GPU {gpu * 1e3:.1f} us, "

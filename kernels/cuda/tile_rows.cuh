@@ -9,6 +9,7 @@
 #include "foreground.cuh"
 #include "geometry.h"
 #include "segments.cuh"
+#include "union_find.cuh"
 
 namespace ccl::cuda {
 
@@ -93,5 +94,81 @@ struct TileOrigin {
     return origin + (node >> 6) * width + (node & 63);
   }
 };
+
+/// A thread's part of a tile once its rows are read: row r (nodes from base = 64 r on),
+/// that row's runs against the row above, and the run starts in the thread's columns.
+template <int Connectivity>
+struct TileThread {
+  int w, y0;
+  uint32_t base;
+  TileRowRuns<Connectivity> runs;
+  uint64_t starts;
+};
+
+/// Reads tile blockIdx.x into row_bits (read_tile_rows, a barrier included) and gives
+/// this thread's part of it.
+template <int Connectivity, class Luma>
+__device__ __forceinline__ TileThread<Connectivity> begin_tile(
+    const Foreground& fg, const FrameGeometry& geo, uint64_t* mask,
+    uint64_t (&row_bits)[kTileForestRows]) {
+  const int w = int(blockIdx.x % unsigned(geo.words));
+  const int y0 = int(blockIdx.x / unsigned(geo.words)) * kTileForestRows;
+  read_tile_rows<Luma>(fg, geo, mask, row_bits, w, y0);
+  const int r = threadIdx.x / kTileRowThreads;
+  const int first_column = threadIdx.x % kTileRowThreads * kTileThreadColumns;
+  const TileRowRuns<Connectivity> runs(row_bits[r], r > 0 ? row_bits[r - 1] : 0);
+  const uint64_t mine = columns_below<uint64_t>(kTileThreadColumns) << first_column;
+  return {w, y0, uint32_t(r) * 64, runs, run_starts(runs.cur, false) & mine};
+}
+
+/// A tile's last step: the thread's run starts written to the label image, each
+/// pointing at its tile root (raster index + 1).
+template <int Connectivity>
+__device__ __forceinline__ void write_tile_nodes(const uint32_t* local, const FrameGeometry& geo,
+                                                 const TileThread<Connectivity>& t,
+                                                 uint32_t* labels) {
+  const TileOrigin tile(geo, t.w, t.y0);
+  for_each_bit(t.starts, [&](int s) {
+    const uint32_t node = t.base + uint32_t(s);
+    labels[tile.raster(node)] = tile.raster(uf_find(local, node + 1) - 1) + 1;
+  });
+}
+
+/// What link_first_above found among the thread's run starts.
+struct FirstLinks {
+  bool linked;   // a start touches a run above
+  bool further;  // a start touches more than one run above
+};
+
+/// Each of the thread's run starts linked to the start of the first run above that it
+/// touches, or to itself (parent + 1 in `local`): plain stores, every node has one writer.
+template <int Connectivity>
+__device__ __forceinline__ FirstLinks link_first_above(const TileThread<Connectivity>& t,
+                                                       uint32_t* local) {
+  FirstLinks found{false, false};
+  for_each_bit(t.starts, [&](int s) {
+    const uint64_t touch = t.runs.touching(s);
+    uint32_t parent = t.base + uint32_t(s);
+    if (touch) {
+      parent = t.base - 64 + uint32_t(t.runs.start_above(__ffsll(touch) - 1));
+      found.linked = true;
+      found.further |= t.runs.further(touch) != 0;
+    }
+    local[t.base + s] = parent + 1;
+  });
+  return found;
+}
+
+/// Each of the thread's run starts united with the runs above it touches after the
+/// first (uf_union on `forest`, a forest of shared memory: AtomicForest).
+template <int Connectivity, class Forest>
+__device__ __forceinline__ void unite_further_above(const TileThread<Connectivity>& t,
+                                                    const Forest& forest) {
+  for_each_bit(t.starts, [&](int s) {
+    for_each_bit(t.runs.further(t.runs.touching(s)), [&](int c) {
+      uf_union(forest, t.base + uint32_t(s) + 1, t.base - 64 + uint32_t(c) + 1);
+    });
+  });
+}
 
 }  // namespace ccl::cuda

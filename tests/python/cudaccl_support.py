@@ -17,6 +17,20 @@ def import_cudaccl():
     return cudaccl
 
 
+def raises(exc, fn, *words):
+    """fn() raises `exc` whose message holds every one of `words`; AssertionError if not."""
+    try:
+        fn()
+    except exc as e:
+        text = str(e)
+        for w in words:
+            assert w in text, f"message {text!r} lacks {w!r}"
+        return
+    except Exception as e:  # noqa: BLE001
+        raise AssertionError(f"raised {type(e).__name__}: {e}, expected {exc.__name__}") from e
+    raise AssertionError(f"no {exc.__name__} raised")
+
+
 def read_pgm(path):
     with open(path, "rb") as f:
         data = f.read()

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from cudaccl_support import bt601_luma, import_cudaccl, real_images, yacclab_random
+from cudaccl_support import bt601_luma, import_cudaccl, raises, real_images, yacclab_random
 from tap import Tap
 
 cudaccl = import_cudaccl()
@@ -222,19 +222,6 @@ def color_and_kinds():
             assert isinstance(labels, torch.Tensor) and labels.dtype == torch.int32
             compare_skimage(labels.numpy(), table, rgb[..., 0] > 128, 8)
         tap.check("CPU torch tensor in, torch tensor out", torch_case)
-
-
-def raises(exc, fn, *words):
-    try:
-        fn()
-    except exc as e:
-        text = str(e)
-        for w in words:
-            assert w in text, f"message {text!r} lacks {w!r}"
-        return
-    except Exception as e:  # noqa: BLE001
-        raise AssertionError(f"raised {type(e).__name__}: {e}, expected {exc.__name__}") from e
-    raise AssertionError(f"no {exc.__name__} raised")
 
 
 def bad_input_cases():

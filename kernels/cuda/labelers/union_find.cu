@@ -67,41 +67,12 @@ __global__ void __launch_bounds__(kTileThreads)
   __shared__ uint64_t row_bits[kTileForestRows];
   __shared__ uint32_t local[kTileForestRows * 64];
 
-  const int w = int(blockIdx.x % unsigned(geo.words));
-  const int y0 = int(blockIdx.x / unsigned(geo.words)) * kTileForestRows;
-  read_tile_rows<Luma>(fg, geo, mask, row_bits, w, y0);
-
-  const int r = threadIdx.x / kTileRowThreads;
-  const int first_column = threadIdx.x % kTileRowThreads * kTileThreadColumns;
-  const uint32_t base = uint32_t(r) * 64;
-  const TileRowRuns<Connectivity> runs(row_bits[r], r > 0 ? row_bits[r - 1] : 0);
-  const uint64_t starts =
-      run_starts(runs.cur, false) & (columns_below<uint64_t>(kTileThreadColumns) << first_column);
-  bool any_further = false;
-  for_each_bit(starts, [&](int s) {
-    const uint64_t touch = runs.touching(s);
-    uint32_t parent = base + uint32_t(s);
-    if (touch) {
-      parent = base - 64 + uint32_t(runs.start_above(__ffsll(touch) - 1));
-      any_further |= runs.further(touch) != 0;
-    }
-    local[base + s] = parent + 1;
-  });
+  const TileThread<Connectivity> t = begin_tile<Connectivity, Luma>(fg, geo, mask, row_bits);
+  const FirstLinks links = link_first_above(t, local);
   __syncthreads();
-
-  if (any_further)
-    for_each_bit(starts, [&](int s) {
-      for_each_bit(runs.further(runs.touching(s)), [&](int c) {
-        uf_union(AtomicForest{local}, base + uint32_t(s) + 1, base - 64 + uint32_t(c) + 1);
-      });
-    });
+  if (links.further) unite_further_above(t, AtomicForest{local});
   __syncthreads();
-
-  const TileOrigin tile(geo, w, y0);
-  for_each_bit(starts, [&](int s) {
-    const uint32_t node = base + uint32_t(s);
-    labels[tile.raster(node)] = tile.raster(uf_find(local, node + 1) - 1) + 1;
-  });
+  write_tile_nodes(local, geo, t, labels);
   allow_next_grid();
 }
 
