@@ -198,7 +198,7 @@ def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, mi
     # columns into arrays of the image's kind. With a selection (min_area,
     # max_components) the few selected rows come through the host and go back up.
     on_device = x.memory == _lib.MEMORY_DEVICE
-    everything = on_device and min_area <= 1 and max_components is None
+    everything = on_device and max_components is None and min_area in (0, 1)
     options_at = _options((connectivity, threshold, mode, algorithm, min_area, max_components,
                            bool(return_labels), everything))
     labels, n = run(engine, None, x, options_at, return_labels, _state)
