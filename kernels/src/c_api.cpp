@@ -3,6 +3,7 @@
 #include "ccl/ccl.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -18,9 +19,22 @@
 #include "ccl/tracker.h"
 #include "ccl/types.h"
 
+// ccl_component is ccl::Component with C names: tables pass between them as they are.
+#define CCL_SAME_FIELD(f) \
+  static_assert(offsetof(ccl_component, f) == offsetof(ccl::Component, f), "ccl_component." #f)
 static_assert(sizeof(ccl_component) == sizeof(ccl::Component), "ccl_component mirrors ccl::Component");
-static_assert(offsetof(ccl_component, sum_yy) == offsetof(ccl::Component, sum_yy),
-              "ccl_component mirrors ccl::Component");
+CCL_SAME_FIELD(label);
+CCL_SAME_FIELD(x);
+CCL_SAME_FIELD(y);
+CCL_SAME_FIELD(width);
+CCL_SAME_FIELD(height);
+CCL_SAME_FIELD(area);
+CCL_SAME_FIELD(sum_x);
+CCL_SAME_FIELD(sum_y);
+CCL_SAME_FIELD(sum_xx);
+CCL_SAME_FIELD(sum_xy);
+CCL_SAME_FIELD(sum_yy);
+#undef CCL_SAME_FIELD
 
 namespace {
 
@@ -144,12 +158,6 @@ ccl::Options engine_options(const ccl_options& o) {
     case CCL_FOREGROUND_COLOR: e.foreground = ccl::ForegroundModel::Color; break;
     default: throw Invalid("unknown foreground model " + std::to_string(o.foreground));
   }
-  if (o.history < 1 || o.history > 100000)
-    throw Invalid("background history must be within 1..100000, not " + std::to_string(o.history));
-  if (!(o.learning_rate <= 1.0))
-    throw Invalid("background learning rate must be at most 1");
-  if (!(o.variance_threshold >= 1.0 && o.variance_threshold <= 255.0))
-    throw Invalid("background variance threshold must be within 1..255");
   e.background.history = o.history;
   e.background.learning_rate = o.learning_rate;
   e.background.variance_threshold = o.variance_threshold;
@@ -195,7 +203,6 @@ struct ccl_foreground {
 
 struct ccl_tracker {
   ccl::Tracker tracker;
-  std::vector<ccl::Component> components;
   std::vector<ccl::TrackInfo> tracks;
 };
 
@@ -213,7 +220,6 @@ void label_cpu(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::Ima
 void label_cuda(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::ImageView view,
                 const ccl::Options& options, const ccl_labels* labels) {
   CudaRunner& r = fg ? fg->cuda : e.cuda;
-  e.device_runner = nullptr;
   if (img.memory == CCL_MEMORY_HOST) {
     // Uploaded, labeled and waited for on the legacy default stream.
     r.side->begin(0);
@@ -400,9 +406,9 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     ccl_engine& e = *engine;
     e.has_frame = false;
     e.table = {};
+    e.device_runner = nullptr;
     if (!result) throw Invalid("result is NULL");
     const ccl_image img = read_sized(image, ccl_image{}, "image");
-    e.device_runner = nullptr;
     ccl_options defaults;
     ccl_options_init(&defaults);
     const ccl_options opt = read_sized(options, defaults, "options");
@@ -588,7 +594,6 @@ ccl_status ccl_tracker_create(const ccl_tracker_options* options, ccl_tracker** 
     ccl_tracker_options defaults;
     ccl_tracker_options_init(&defaults);
     const ccl_tracker_options o = options ? read_sized(options, defaults, "options") : defaults;
-    if (o.max_lost < 0) throw Invalid("max_lost must not be negative, not " + std::to_string(o.max_lost));
     ccl::TrackerOptions to;
     to.max_lost = o.max_lost;
     auto t = std::make_unique<ccl_tracker>();
@@ -629,23 +634,10 @@ ccl_status ccl_tracker_update(ccl_tracker* tracker, int width, int height,
       throw Invalid("frame size " + std::to_string(width) + "x" + std::to_string(height) +
                     " is empty");
     if (count && (!components || !out)) throw Invalid("components or out is NULL");
-    tracker->components.resize(count);
-    for (size_t i = 0; i < count; ++i) {
-      const ccl_component& s = components[i];
-      ccl::Component& c = tracker->components[i];
-      c.label = s.label;
-      c.x = s.x;
-      c.y = s.y;
-      c.width = s.width;
-      c.height = s.height;
-      c.area = s.area;
-      c.sum_x = s.sum_x;
-      c.sum_y = s.sum_y;
-      c.sum_xx = s.sum_xx;
-      c.sum_xy = s.sum_xy;
-      c.sum_yy = s.sum_yy;
-    }
-    tracker->tracker.update(width, height, tracker->components, tracker->tracks);
+    if (count > UINT32_MAX) throw Invalid("more than 2^32-1 components");
+    const ccl::TableView table{reinterpret_cast<const ccl::Component*>(components),
+                               uint32_t(count)};
+    tracker->tracker.update(width, height, table, tracker->tracks);
     write_tracks(tracker->tracks, out);
   });
 }

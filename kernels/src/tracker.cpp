@@ -518,30 +518,6 @@ struct Tracker::Impl {
            kAreaWeight * area_change(d.area, t.area) + t.unseen_cost;
   }
 
-  // Appends the pairs of track s's gate to `out`, in the grid's order (cells row by
-  // row, a cell's components in label order, then the wide ones).
-  void query(int32_t s, const Probe& t, std::vector<Pair>& out) {
-    ++query_count;
-    auto consider = [&](const Entry& e) {
-      if (!(e.x0 < t.gx1 && t.gx0 < e.x1 && e.y0 < t.gy1 && t.gy0 < e.y1)) return;
-      int32_t d = e.det;
-      if (d < 0) {
-        d = ~d;
-        if (stamp[size_t(d)] == query_count) return;
-        stamp[size_t(d)] = query_count;
-      }
-      out.push_back({pair_cost(t, dets[size_t(d)]), s, d});
-    };
-    if (t.in_grid)
-      for (int cy = t.span[1]; cy <= t.span[3]; ++cy) {
-        const size_t row = size_t(cy) * size_t(grid_w);
-        const int32_t end = cell_start[row + size_t(t.span[2]) + 1];
-        for (int32_t i = cell_start[row + size_t(t.span[0])]; i < end; ++i)
-          consider(cell_items[size_t(i)]);
-      }
-    for (const Entry& e : wide) consider(e);
-  }
-
   // Appends to cand[n...] the components whose boxes meet track s's gate, in the
   // grid's order, with no cost yet. The test is written without branches: whether a
   // box meets a gate is a coin toss the processor cannot predict.
@@ -626,8 +602,12 @@ struct Tracker::Impl {
   void restore_order(int32_t s) {
     Probe probe;
     make_probe(size_t(s), probe);
+    size_t n = 0;  // the matching is past search(): its candidates may go
+    gather(probe, n);
+    if (any_big) drop_repeats(0, n);
     scratch_pairs.clear();
-    query(s, probe, scratch_pairs);
+    for (size_t p = 0; p < n; ++p)
+      scratch_pairs.push_back({pair_cost(probe, dets[size_t(cand[p].det)]), s, cand[p].det});
     std::nth_element(scratch_pairs.begin(), scratch_pairs.begin() + kMaxPairsPerTrack,
                      scratch_pairs.end(),
                      [&](const Pair& a, const Pair& b) { return before_in_track(a, b); });

@@ -26,10 +26,10 @@
 // shared analysis stage (analysis.h) numbers the roots; the last frame-wide ANALYSIS
 // is its walk from each run start, which leaves ids behind it.
 //
-// Against the per-pixel kernels on the whole label image (this file's form before),
-// this reads the frame and writes the label image once, and its finds run in shared
-// memory: the global passes over every pixel (initialization, compression, reduction)
-// were most of its time.
+// Why tiles: run as the paper's per-pixel kernels over the whole label image, the
+// initialization writes every pixel's label, the compression walks every pixel and the
+// reduction's unions wait on global memory; in a tile the frame is read and the label
+// image written once, and the finds run in shared memory (PERF_NOTES.md).
 #include "chain.h"
 #include "ccl/cuda_memory.h"
 #include "labeler.h"
