@@ -200,6 +200,10 @@ struct Engine::Impl {
   bool wrote_labels = false;
   bool wrote_mask = false;  // the frame's foreground went through ForegroundPass
   bg::StepParams step{};    // the model's parameters of the frame being queued
+  // Options::group_gap: the device hands over every piece, the host groups them and
+  // then applies the frame's own area limits (grouping.cpp).
+  Options grouping;
+  std::vector<Component> groups;
   FrameGeometry geo;
   cudaStream_t stream = nullptr;
 
@@ -345,8 +349,14 @@ Engine::Engine(int device_id) : impl_(std::make_unique<Impl>()) {
 
 Engine::~Engine() = default;
 
-void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_t stream) {
-  validate(image, options);
+void Engine::enqueue(const ImageView& image, const Options& requested, cudaStream_t stream) {
+  validate(image, requested);
+  Options options = requested;
+  if (requested.group_gap >= 0) {
+    // Pieces below min_area may make a group above it: the area limits wait for the groups.
+    options.min_area = 0;
+    options.max_area = 0;
+  }
   if (image.space != MemorySpace::Device)
     throw Error("Engine::enqueue needs an image in device memory (label_host uploads one)");
   Impl& d = *impl_;
@@ -383,6 +393,7 @@ void Engine::enqueue(const ImageView& image, const Options& options, cudaStream_
   d.done.record(stream);
 
   d.pending = true;
+  d.grouping = requested;
   d.wrote_labels = options.write_labels;
   d.wrote_mask = masked;
   d.geo = geo;
@@ -430,6 +441,11 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
     d.times.local = d.elapsed(kThresholded, kLocal);
     d.times.merge = d.elapsed(kLocal, kMerged);
     d.times.analysis = d.elapsed(kMerged, kAnalyzed);
+  }
+  if (d.grouping.group_gap >= 0) {
+    d.groups.assign(table.entries, table.entries + table.size);
+    select_reported(d.groups, d.grouping, &out.num_components);
+    return TableView{d.groups.data(), uint32_t(d.groups.size())};
   }
   return TableView{table.entries, table.size};
 }

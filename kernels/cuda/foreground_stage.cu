@@ -1,6 +1,9 @@
 #include "foreground_stage.h"
 
+#include <algorithm>
 #include <string>
+
+#include <cub/block/block_scan.cuh>
 
 #include "ccl/foreground.h"
 #include "ccl/luma.h"
@@ -33,11 +36,12 @@ __device__ __forceinline__ void for_each_field(bg::Modes<C>& s, F&& f) {
 template <class Reader>
 __device__ __forceinline__ void classify(const bg::Planes& frame, int width, size_t i,
                                          bg::Modes<Reader::C>& modes, const bg::StepParams& p,
-                                         const uint8_t* region, uint8_t* mask, size_t pitch) {
+                                         int32_t gain, const uint8_t* region, uint8_t* mask,
+                                         size_t pitch) {
   const int y = int(i / unsigned(width)), x = int(i - size_t(y) * width);
   int32_t px[Reader::C];
   Reader::at(frame, x, y, px);
-  const bool fg = bg::step(modes, px, p);
+  const bool fg = bg::step(modes, px, p, gain);
   const size_t o = size_t(y) * pitch + x;
   mask[o] = region && !region[o] ? 0 : fg ? 1 : 0;
 }
@@ -47,10 +51,12 @@ __device__ __forceinline__ void classify(const bg::Planes& frame, int width, siz
 template <class Reader>
 __global__ void __launch_bounds__(kPixelBlock)
     model_kernel(bg::Planes frame, int width, size_t pixels, uint16_t* state, size_t plane,
-                 bg::StepParams p, const uint8_t* region, uint8_t* mask, size_t pitch) {
+                 bg::StepParams p, const int32_t* gain, const uint8_t* region, uint8_t* mask,
+                 size_t pitch) {
   constexpr int C = Reader::C;
   const size_t i = 2 * (size_t(blockIdx.x) * kPixelBlock + threadIdx.x);
   if (i >= pixels) return;
+  const int32_t g = gain ? *gain : 256;
   const bool pair = i + 1 < pixels;
   bg::Modes<C> a, b;
   if (p.first) {
@@ -69,8 +75,8 @@ __global__ void __launch_bounds__(kPixelBlock)
   }
   // Two explicit calls, not a loop over a reference to a or b: a mode array picked at
   // run time would live in local memory.
-  classify<Reader>(frame, width, i, a, p, region, mask, pitch);
-  if (pair) classify<Reader>(frame, width, i + 1, b, p, region, mask, pitch);
+  classify<Reader>(frame, width, i, a, p, g, region, mask, pitch);
+  if (pair) classify<Reader>(frame, width, i + 1, b, p, g, region, mask, pitch);
   if (pair) {
     // Both pixels' fields go out as one word per plane.
     uint32_t words[bg::StateLayout<C>::kPlanes];
@@ -82,6 +88,44 @@ __global__ void __launch_bounds__(kPixelBlock)
   } else {
     bg::store(a, state, plane, i);
   }
+}
+
+/// The votes of the gain's sample pixels (bg::gain_vote), counted per block in shared
+/// memory: the votes of a frame fall in a few bins, so few reach the global histogram.
+template <class Reader>
+__global__ void __launch_bounds__(kPixelBlock)
+    gain_votes_kernel(bg::Planes frame, int width, int height, const uint16_t* state,
+                      size_t plane, uint32_t* votes) {
+  __shared__ uint32_t local[bg::kGainBins];
+  for (int b = threadIdx.x; b < bg::kGainBins; b += kPixelBlock) local[b] = 0;
+  __syncthreads();
+  const unsigned cols = unsigned(width + bg::kGainStepX - 1) / bg::kGainStepX;
+  const size_t samples = size_t(cols) * unsigned((height + bg::kGainStepY - 1) / bg::kGainStepY);
+  for (size_t s = size_t(blockIdx.x) * kPixelBlock + threadIdx.x; s < samples;
+       s += size_t(gridDim.x) * kPixelBlock) {
+    const int y = int(s / cols) * bg::kGainStepY, x = int(s % cols) * bg::kGainStepX;
+    int32_t px[Reader::C];
+    Reader::at(frame, x, y, px);
+    const int b = bg::gain_vote<Reader::C>(px, state, plane, size_t(y) * width + x);
+    if (b >= 0) atomicAdd(&local[b], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < bg::kGainBins; b += kPixelBlock)
+    if (local[b]) atomicAdd(&votes[b], local[b]);
+}
+
+/// The frame's gain from the votes: one thread per bin, the one holding the median
+/// writes it (bg::gain_of).
+__global__ void __launch_bounds__(bg::kGainBins)
+    gain_kernel(const uint32_t* votes, bg::StepParams p, int32_t* gain) {
+  using Scan = cub::BlockScan<uint32_t, bg::kGainBins>;
+  __shared__ typename Scan::TempStorage temp;
+  const int b = threadIdx.x;
+  const uint32_t v = votes[b];
+  uint32_t before = 0, total = 0;
+  Scan(temp).ExclusiveSum(v, before, total);
+  if (bg::median_bin(before, v, total)) *gain = bg::gain_of(b, total, p);
+  else if (total == 0 && b == 0) *gain = 256;
 }
 
 /// The global threshold written as a mask, for frames whose mask is cleaned.
@@ -151,6 +195,9 @@ void morph(dim3 grid, uint8_t* mask, uint8_t* scratch, int width, int height, si
 
 unsigned pixel_blocks(size_t pixels) { return ceil_div(pixels, kPixelBlock); }
 
+/// The gain's votes need few blocks: each one loops over its share of the samples.
+constexpr unsigned kMaxGainBlocks = 128;
+
 }  // namespace
 
 void ForegroundPass::check(const ImageView& image) const {
@@ -176,6 +223,7 @@ bool ForegroundPass::reserve(const ImageView& image, const Options& options) {
       moved = true;
       frames_ = 0;
     }
+    moved |= gain_.reserve(bg::kGainBins + 1, "cudaMalloc (light gain)");
   }
   return moved;
 }
@@ -193,9 +241,7 @@ bg::StepParams ForegroundPass::begin_frame(const ImageView& image, const Options
     frames_ = 0;
   }
   ++frames_;
-  const BackgroundOptions& o = options.background;
-  return bg::step_params(o.history, o.learning_rate, o.variance_threshold, o.detect_shadows,
-                         frames_, bg::chroma_channels(image.format));
+  return bg::step_params(options.background, frames_);
 }
 
 Foreground ForegroundPass::enqueue(const ImageView& image, const Options& options,
@@ -214,9 +260,23 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
       planes.stride[p] = image.strides[p];
     }
     const size_t plane = round_up(pixels, kPitchAlign);
+    int32_t* gain = params.compensate ? reinterpret_cast<int32_t*>(gain_.get() + bg::kGainBins)
+                                      : nullptr;
     bg::with_channels(image.format, [&](auto reader) {
-      model_kernel<decltype(reader)><<<pixel_blocks((pixels + 1) / 2), kPixelBlock, 0, stream>>>(
-          planes, w, pixels, state_.get(), plane, params, first_region, mask_.get(), mp);
+      using Reader = decltype(reader);
+      if (gain) {
+        gain_.fill_bytes(0, bg::kGainBins, stream);
+        const size_t samples = size_t((w + bg::kGainStepX - 1) / bg::kGainStepX) *
+                               size_t((h + bg::kGainStepY - 1) / bg::kGainStepY);
+        const unsigned blocks = std::min(pixel_blocks(samples), kMaxGainBlocks);
+        gain_votes_kernel<Reader><<<blocks, kPixelBlock, 0, stream>>>(planes, w, h, state_.get(),
+                                                                      plane, gain_.get());
+        check_launch("gain_votes_kernel");
+        gain_kernel<<<1, bg::kGainBins, 0, stream>>>(gain_.get(), params, gain);
+        check_launch("gain_kernel");
+      }
+      model_kernel<Reader><<<pixel_blocks((pixels + 1) / 2), kPixelBlock, 0, stream>>>(
+          planes, w, pixels, state_.get(), plane, params, gain, first_region, mask_.get(), mp);
     });
     check_launch("model_kernel");
   } else if (options.foreground == ForegroundModel::Local) {
@@ -288,6 +348,7 @@ void ForegroundPass::poison(int byte, int width, int height, cudaStream_t stream
   mask_.fill_bytes(byte, bytes, stream);
   scratch_.fill_bytes(byte, bytes, stream);
   local_.poison(byte, width, height, stream);
+  gain_.fill_bytes(byte, gain_.capacity(), stream);
   if (frames_ <= 1) state_.fill_bytes(byte, state_.capacity(), stream);
 }
 

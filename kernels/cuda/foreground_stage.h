@@ -57,6 +57,7 @@ class ForegroundPass {
  private:
   DeviceBuffer<uint16_t> state_;
   DeviceBuffer<uint8_t> mask_, scratch_, region_;
+  DeviceBuffer<uint32_t> gain_;  // bg::kGainBins votes, then the frame's gain (int32, Q8)
   LocalThreshold local_;  // ForegroundModel::Local's row sums
   int width_ = 0, height_ = 0;
   PixelFormat format_ = PixelFormat::Gray8;

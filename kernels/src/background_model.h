@@ -44,9 +44,11 @@ struct StepParams {
   int32_t var_min, var_max;
   int32_t background_share;  // Q16 weight the background modes hold (0.9)
   int32_t shadow_floor;  // Q8: a shadow keeps at least this share of the brightness
-  int32_t offset[3];     // Q8: the channels' black, subtracted for the shadow test
   int32_t shadows;       // non-zero: shadows are not foreground
   int32_t first;         // first frame since reset: it is the background, nothing is foreground
+  int32_t compensate;    // non-zero: the model follows a global change of light (gain_of)
+  int32_t gain_dead_zone;  // Q8: gains within 1 +- this leave the model as it is
+  int32_t gain_min_samples;  // fewer samples than this tell no gain
 };
 // Graph keys compare frames' parameters byte for byte: no padding may hide in them.
 static_assert(std::has_unique_object_representations_v<StepParams>,
@@ -135,7 +137,7 @@ CCL_UNROLL
 }
 
 /// True when pixel x (Q8 channels) is a shadow of one of the background modes: along
-/// its mean's direction (offset removed), between shadow_floor and 1 times as bright,
+/// its mean's direction (from black), between shadow_floor and 1 times as bright,
 /// and within match_bg variances of that scaled mean.
 template <int C>
 CCL_HD bool is_shadow(const Modes<C>& s, int n, const int32_t x[C], const StepParams& p) {
@@ -146,7 +148,7 @@ CCL_UNROLL
     int64_t num = 0, den = 0;
 CCL_UNROLL
     for (int c = 0; c < C; ++c) {
-      const int64_t xc = x[c] - p.offset[c], mc = s.m[k][c] - p.offset[c];
+      const int64_t xc = x[c], mc = s.m[k][c];
       num += xc * mc;
       den += mc * mc;
     }
@@ -156,7 +158,7 @@ CCL_UNROLL
       int64_t dist = 0;
 CCL_UNROLL
       for (int c = 0; c < C; ++c) {
-        const int64_t mc = s.m[k][c] - p.offset[c], xc = x[c] - p.offset[c];
+        const int64_t mc = s.m[k][c], xc = x[c];
         const int64_t d = ((a * mc) >> 16) - xc;
         dist += d * d;
       }
@@ -168,11 +170,30 @@ CCL_UNROLL
   return false;
 }
 
-/// One frame's step for one pixel: updates the modes in place and returns whether the
-/// pixel is foreground. x: the pixel's channels, Q8 (value << 8).
+/// Every mode's means scaled by the frame's gain (Q8, 256: none), within the 8-bit
+/// range: the scene under the new light. Black (0) stays black, so a mean scales as the
+/// light reflected from it does; a mean that the light saturates stays at white, as the
+/// camera's pixel does.
 template <int C>
-CCL_HD bool step(Modes<C>& s, const int32_t x[C], const StepParams& p) {
+CCL_HD void apply_gain(Modes<C>& s, int n, int32_t gain) {
+CCL_UNROLL
+  for (int k = 0; k < kModes; ++k) {
+    if (k >= n) break;
+CCL_UNROLL
+    for (int c = 0; c < C; ++c) {
+      const int32_t m = (s.m[k][c] * gain + 128) >> 8;
+      s.m[k][c] = m > (255 << 8) ? (255 << 8) : m;
+    }
+  }
+}
+
+/// One frame's step for one pixel: updates the modes in place and returns whether the
+/// pixel is foreground. x: the pixel's channels, Q8 (value << 8); gain: the frame's
+/// light against the model's (gain_of, Q8; 256 when the light did not change).
+template <int C>
+CCL_HD bool step(Modes<C>& s, const int32_t x[C], const StepParams& p, int32_t gain = 256) {
   int n = mode_count(s);
+  if (gain != 256) apply_gain(s, n, gain);
   const bool learn = p.alpha > 0;
   bool fits = false, background = false;
   int32_t total = 0;
@@ -274,21 +295,33 @@ struct ReadGray16 {  // 16-bit values scaled to the 8-bit range: 65535 -> 255 <<
     o[0] = v - (v >> 8);
   }
 };
-struct ReadNV12 {  // Y, then U and V of the 2x2 block
+/// R, G, B (Q8, kept fractional) of a limited-range BT.601 Y, U, V: the model compares
+/// every color format in the same units, so that variance_threshold, the variance
+/// limits and the shadow test mean the same on NV12 and I420 as on RGB. In Y, U, V
+/// units a change of color measures 2-4 times smaller than in R, G, B (Y spans 219
+/// levels, U and V carry a share of each color), and the same settings found fewer
+/// objects.
+CCL_HD void yuv_to_rgb(int32_t y, int32_t u, int32_t v, int32_t* o) {
+  // Q16 coefficients (1.164, 1.596, 0.391, 0.813, 2.018), products rounded to Q8.
+  const int32_t c = (y - 16) * 76309, d = u - 128, e = v - 128;
+  const int32_t rgb[3] = {(c + 104597 * e + 128) >> 8, (c - 25675 * d - 53279 * e + 128) >> 8,
+                          (c + 132201 * d + 128) >> 8};
+CCL_UNROLL
+  for (int k = 0; k < 3; ++k) o[k] = rgb[k] < 0 ? 0 : rgb[k] > (255 << 8) ? (255 << 8) : rgb[k];
+}
+struct ReadNV12 {  // Y, then U and V of the 2x2 block, as R, G, B
   static constexpr int C = 3;
   CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
-    o[0] = int32_t(f.base[0][size_t(y) * f.stride[0] + x]) << 8;
     const uint8_t* uv = f.base[1] + size_t(y >> 1) * f.stride[1] + 2 * size_t(x >> 1);
-    o[1] = int32_t(uv[0]) << 8;
-    o[2] = int32_t(uv[1]) << 8;
+    yuv_to_rgb(f.base[0][size_t(y) * f.stride[0] + x], uv[0], uv[1], o);
   }
 };
 struct ReadI420 {
   static constexpr int C = 3;
   CCL_HD static void at(const Planes& f, int x, int y, int32_t* o) {
-    o[0] = int32_t(f.base[0][size_t(y) * f.stride[0] + x]) << 8;
-    o[1] = int32_t(f.base[1][size_t(y >> 1) * f.stride[1] + (x >> 1)]) << 8;
-    o[2] = int32_t(f.base[2][size_t(y >> 1) * f.stride[2] + (x >> 1)]) << 8;
+    yuv_to_rgb(f.base[0][size_t(y) * f.stride[0] + x],
+               f.base[1][size_t(y >> 1) * f.stride[1] + (x >> 1)],
+               f.base[2][size_t(y >> 1) * f.stride[2] + (x >> 1)], o);
   }
 };
 struct ReadRgb4 {  // the three colors of 4-byte pixels, in stored order (any of RGBA ...)
@@ -316,16 +349,58 @@ CCL_HD auto with_channels(PixelFormat format, F&& f) {
   }
 }
 
-/// True for the formats whose second and third channels are chroma around 128.
-CCL_HD bool chroma_channels(PixelFormat format) {
-  return format == PixelFormat::NV12 || format == PixelFormat::I420;
+// The light of the frame against the model's (BackgroundOptions::compensate_light).
+// A sample pixel, one in kGainStepX x kGainStepY, votes for the ratio of its luma to
+// its heaviest mode's (Q8, bins of 1/256 up to 4); the median of the votes is the
+// frame's gain. The median holds as long as most samples see the scene itself, not
+// objects or shadows; pixels that the camera clips (near black or white) and modes not
+// yet established do not vote. Integer votes and an integer median: the CPU and the GPU
+// find the same gain.
+constexpr int kGainBins = 1024;
+constexpr int kGainStepX = 4, kGainStepY = 8;
+constexpr int32_t kGainDeadZone = 2;     // 1 +- 2/256: sensor noise, not light
+constexpr int32_t kGainMinSamples = 64;
+constexpr int32_t kGainDark = 16 << 8, kGainBright = 250 << 8;  // luma, Q8: clipped beyond
+
+template <int C>
+CCL_HD int32_t luma_of(const int32_t* v) {
+  if constexpr (C == 1) return v[0];
+  else return (77 * v[0] + 150 * v[1] + 29 * v[2] + 128) >> 8;
+}
+
+/// The bin pixel i votes for, or -1 when it does not vote. px: its channels, Q8.
+template <int C>
+CCL_HD int gain_vote(const int32_t px[C], const uint16_t* state, size_t plane, size_t i) {
+  using L = StateLayout<C>;
+  if (state[L::weight(0) * plane + i] < kOne / 2) return -1;
+  int32_t mean[C];
+CCL_UNROLL
+  for (int c = 0; c < C; ++c) mean[c] = state[L::mean(0, c) * plane + i];
+  const int32_t m = luma_of<C>(mean), x = luma_of<C>(px);
+  if (m < kGainDark || m > kGainBright || x < kGainDark || x > kGainBright) return -1;
+  const int32_t r = int32_t((int64_t(x) << 8) / m);
+  return r < kGainBins ? r : kGainBins - 1;
+}
+
+/// True when bin b holds the median of `total` votes, `before` of them in lower bins.
+CCL_HD bool median_bin(uint64_t before, uint32_t in_bin, uint64_t total) {
+  return 2 * (before + in_bin) >= total && 2 * before < total;
+}
+
+/// The gain (Q8, 256: none) whose median bin is b: 256 when too few voted, or the
+/// median lies within the dead zone.
+CCL_HD int32_t gain_of(int median, uint64_t total, const StepParams& p) {
+  if (!p.compensate || total < uint64_t(p.gain_min_samples)) return 256;
+  const int32_t off = median - 256;
+  return off > p.gain_dead_zone || -off > p.gain_dead_zone ? median : 256;
 }
 
 /// The frame's fixed-point parameters. frame: frames seen since the reset, this one
 /// included (1 for the first). The rate follows Zivkovic's: 1/min(2n, history) until
 /// the history is reached, or the caller's fixed rate after the first frame.
-inline StepParams step_params(int history, double learning_rate, double variance_threshold,
-                              bool shadows, uint64_t frame, bool yuv) {
+inline StepParams step_params(const BackgroundOptions& o, uint64_t frame) {
+  const int history = o.history;
+  const double learning_rate = o.learning_rate, variance_threshold = o.variance_threshold;
   double alpha = learning_rate;
   if (alpha < 0 || frame <= 1) {
     const double span = double(frame) * 2.0;
@@ -343,11 +418,11 @@ inline StepParams step_params(int history, double learning_rate, double variance
   p.var_max = 75 * 256;
   p.background_share = int32_t(0.9 * kOne + 0.5);
   p.shadow_floor = 128;  // 0.5
-  // Black in YUV video is Y 16 (limited range) with U and V at 128: a shadow scales the
-  // distance from there, so the shadow test measures from it (the RGB formats' black is 0).
-  for (int c = 0; c < 3; ++c) p.offset[c] = !yuv ? 0 : c == 0 ? 16 << 8 : 128 << 8;
-  p.shadows = shadows;
+  p.shadows = o.detect_shadows;
   p.first = frame <= 1;
+  p.compensate = o.compensate_light && !p.first;
+  p.gain_dead_zone = kGainDeadZone;
+  p.gain_min_samples = kGainMinSamples;
   return p;
 }
 

@@ -83,6 +83,8 @@ struct ForegroundStage::Impl {
   std::vector<uint8_t> region;
   int region_width = 0, region_height = 0;
   std::vector<uint8_t> scratch;
+  std::vector<uint32_t> votes;  // the gain's histogram
+  int32_t last_gain = 256;
 
   template <class Reader>
   void model(const ImageView& frame, const BackgroundOptions& o, BinaryImage& mask) {
@@ -96,14 +98,14 @@ struct ForegroundStage::Impl {
     }
     if (frames == 0) state.assign(plane * bg::StateLayout<C>::kPlanes, 0);
     ++frames;
-    const bg::StepParams p = bg::step_params(o.history, o.learning_rate, o.variance_threshold,
-                                             o.detect_shadows, frames,
-                                             bg::chroma_channels(frame.format));
+    const bg::StepParams p = bg::step_params(o, frames);
     bg::Planes planes{};
     for (int i = 0; i < 3; ++i) {
       planes.base[i] = static_cast<const uint8_t*>(frame.planes[i]);
       planes.stride[i] = frame.strides[i];
     }
+    const int32_t gain = p.compensate ? measure_gain<Reader>(planes, frame, p) : 256;
+    last_gain = gain;
     for (int y = 0; y < frame.height; ++y)
       for (int x = 0; x < frame.width; ++x) {
         const size_t i = size_t(y) * frame.width + x;
@@ -111,9 +113,29 @@ struct ForegroundStage::Impl {
         Reader::at(planes, x, y, px);
         bg::Modes<C> modes;
         bg::load(modes, state.data(), plane, i);
-        mask.pixels[i] = bg::step(modes, px, p) ? 1 : 0;
+        mask.pixels[i] = bg::step(modes, px, p, gain) ? 1 : 0;
         bg::store(modes, state.data(), plane, i);
       }
+  }
+
+  /// The frame's light against the model's, before the model moves (bg::gain_vote).
+  template <class Reader>
+  int32_t measure_gain(const bg::Planes& planes, const ImageView& frame, const bg::StepParams& p) {
+    constexpr int C = Reader::C;
+    votes.assign(bg::kGainBins, 0);
+    const size_t plane = size_t(frame.pixels());
+    for (int y = 0; y < frame.height; y += bg::kGainStepY)
+      for (int x = 0; x < frame.width; x += bg::kGainStepX) {
+        int32_t px[C];
+        Reader::at(planes, x, y, px);
+        const int b = bg::gain_vote<C>(px, state.data(), plane, size_t(y) * frame.width + x);
+        if (b >= 0) ++votes[size_t(b)];
+      }
+    uint64_t total = 0, before = 0;
+    for (uint32_t v : votes) total += v;
+    for (int b = 0; b < bg::kGainBins; before += votes[size_t(b)], ++b)
+      if (bg::median_bin(before, votes[size_t(b)], total)) return bg::gain_of(b, total, p);
+    return 256;
   }
 };
 
@@ -165,6 +187,8 @@ void ForegroundStage::reset() { impl_->frames = 0; }
 
 uint64_t ForegroundStage::frames() const { return impl_->frames; }
 
+double ForegroundStage::light_gain() const { return impl_->last_gain / 256.0; }
+
 void ForegroundStage::set_region(const uint8_t* region, int width, int height, size_t stride) {
   Impl& d = *impl_;
   if (!region) {
@@ -194,7 +218,7 @@ void reference_label(const ImageView& image, const Options& options, ForegroundS
   label_binary(m, options.connectivity, out);
   out.threshold_used = level;
   if (!options.write_labels) out.labels.clear();
-  select_reported(out.components, options);
+  select_reported(out.components, options, &out.num_components);
 }
 
 }  // namespace ccl

@@ -119,7 +119,11 @@ bool Component::operator==(const Component& o) const {
          sum_xx == o.sum_xx && sum_xy == o.sum_xy && sum_yy == o.sum_yy;
 }
 
-void select_reported(std::vector<Component>& table, const Options& options) {
+void select_reported(std::vector<Component>& table, const Options& options, uint32_t* count) {
+  if (options.group_gap >= 0) {
+    const uint32_t groups = group_components(table, options.group_gap);
+    if (count) *count = groups;
+  }
   if (options.reports_all()) return;
   if (options.min_area > 1 || options.max_area)
     table.erase(std::remove_if(table.begin(), table.end(),
@@ -147,6 +151,9 @@ void validate(const ImageView& image, const Options& options) {
     throw Error("connectivity must be 4 or 8, not " + std::to_string(options.connectivity));
   if (options.threshold < 0 || options.threshold > 255)
     throw Error("threshold must be within 0..255, not " + std::to_string(options.threshold));
+  if (options.group_gap < -1 || options.group_gap > kMaxGroupGap)
+    throw Error("group gap must be -1 (off) or within 0.." + std::to_string(kMaxGroupGap) + ", not " +
+                std::to_string(options.group_gap));
   for (int r : {options.open_radius, options.close_radius})
     if (r < 0 || r > kMaxCleanupRadius)
       throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +

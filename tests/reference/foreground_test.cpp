@@ -448,6 +448,14 @@ Px shadowed(const Px& p, double gain, Family fam) {
   return s;
 }
 
+// Noise of sigma 3 means a camera's: sigma 3 on each of R, G and B. The model compares
+// Y, U, V frames in R, G, B units, and in Y, U, V such noise is about half as large on
+// Y (219 levels for 255, a weighted mean of three independent channels), and half that
+// again on U and V (their own weights, averaged over the 2x2 block).
+double noise_share(Family fam, int channel) {
+  return fam != Family::Yuv ? 1.0 : channel == 0 ? 0.5 : 0.25;
+}
+
 struct SceneSpec {
   int width = 96, height = 64;
   double sigma = 3.0;  // noise added to every channel of every pixel, every frame
@@ -468,7 +476,8 @@ Scene render(const SceneSpec& spec, Noise& noise) {
       if (spec.shadow && spec.shadow->contains(x, y)) v = shadowed(v, spec.shadow_gain, spec.family);
       if (spec.object && spec.object->contains(x, y))
         v = object_at(x - spec.object->x, y - spec.object->y);
-      for (int c = 0; c < 3; ++c) v[c] += int(std::lround(spec.sigma * noise.next()));
+      for (int c = 0; c < 3; ++c)
+        v[c] += int(std::lround(spec.sigma * noise_share(spec.family, c) * noise.next()));
       s.at(x, y) = v;
     }
   return s;

@@ -55,6 +55,10 @@ class ForegroundStage {
   /// Frames the model has learned since its reset.
   uint64_t frames() const;
 
+  /// The change of light the model followed at the last frame (BackgroundOptions::
+  /// compensate_light): 1 when none, 1.35 when the frame was 35 % brighter than the model.
+  double light_gain() const;
+
   /// Pixels where region is 0 are never foreground. width x height bytes, `stride` bytes
   /// per row (0: width), copied; null clears the region.
   void set_region(const uint8_t* region, int width, int height, size_t stride = 0);

@@ -46,6 +46,12 @@ struct BackgroundOptions {
   double variance_threshold = 16;
   /// A darker pixel of the background's chromaticity is a shadow, and not foreground.
   bool detect_shadows = true;
+  /// Each frame's global light is measured against the model (the median ratio of
+  /// luma over a grid of pixels), and when it changed by more than 1 % the model's
+  /// means follow it before the frame is compared: lights switched on, auto-exposure,
+  /// clouds. Off: a sudden change of light makes much of the frame foreground until
+  /// the model has relearned it.
+  bool compensate_light = true;
 };
 
 /// The local threshold's settings (ForegroundModel::Local).
@@ -65,6 +71,8 @@ struct ColorOptions {
 
 /// Largest open_radius / close_radius (a (2r+1) x (2r+1) square).
 constexpr int kMaxCleanupRadius = 32;
+/// Largest Options::group_gap, in pixels.
+constexpr int kMaxGroupGap = 1024;
 
 /// The labeling algorithms (ccl/algorithms.def, the registry; every one gives the same
 /// labels and features).
@@ -166,6 +174,13 @@ struct Options {
   /// opening, then a closing, with a (2r+1) x (2r+1) square; 0: off. 0..kMaxCleanupRadius.
   int open_radius = 0;
   int close_radius = 0;
+  /// Pieces whose bounding boxes come within this many pixels of each other (in both
+  /// directions; 0: boxes that touch or overlap, directly or through other pieces) are
+  /// reported as one component: its box, area and sums are those of the union of the
+  /// pieces, its label the first piece's. min_area, max_area and max_components then
+  /// apply to the groups, and Result::num_components counts groups. -1 (the default):
+  /// off. 0..kMaxGroupGap.
+  int group_gap = -1;
 
   /// True when every component is reported, whatever the frame holds.
   bool reports_all() const {
@@ -254,7 +269,15 @@ inline bool reported_before(const Component& a, const Component& b) {
 
 /// Keeps of a frame's whole table (label order) the components `options` reports, in
 /// the order they are reported: what every backend returns in Result::components.
-void select_reported(std::vector<Component>& table, const Options& options);
+/// With options.group_gap >= 0 the table's pieces are grouped first
+/// (group_components), and *count, when given, receives the number of groups.
+void select_reported(std::vector<Component>& table, const Options& options,
+                     uint32_t* count = nullptr);
+
+/// Pieces whose boxes come within `gap` pixels of each other (transitively) become one
+/// component each, in the order of their first piece (by label), carrying the union's
+/// box and the sums of area and moments; returns the number of groups. gap < 0: none.
+uint32_t group_components(std::vector<Component>& table, int gap);
 
 /// Throws ccl::Error when the view cannot be labeled (size, stride, pointer).
 void validate(const ImageView& image, const Options& options);
