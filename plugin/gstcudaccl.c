@@ -180,6 +180,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_DETECT_SHADOWS TRUE
 #define DEFAULT_OPEN_RADIUS 0
 #define DEFAULT_CLOSE_RADIUS 0
+#define DEFAULT_LIGHT_COMPENSATION TRUE
+#define DEFAULT_GROUP_GAP -1
+#define MAX_GROUP_GAP 1024
 /* ccl::kMaxCleanupRadius */
 #define MAX_CLEANUP_RADIUS 32
 #define DEFAULT_MASK_LOCATION NULL
@@ -232,6 +235,8 @@ enum
   PROP_DETECT_SHADOWS,
   PROP_OPEN_RADIUS,
   PROP_CLOSE_RADIUS,
+  PROP_LIGHT_COMPENSATION,
+  PROP_GROUP_GAP,
   PROP_MAX_AREA,
   PROP_MASK_LOCATION,
   PROP_BLOCK_SIZE,
@@ -594,6 +599,22 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "(2r+1) x (2r+1) square, joining the parts of one object (0-32; 0: "
           "off)", 0, MAX_CLEANUP_RADIUS, DEFAULT_CLOSE_RADIUS,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_LIGHT_COMPENSATION,
+      g_param_spec_boolean ("light-compensation", "Light compensation",
+          "foreground=background: measure each frame's global light against "
+          "the model and let the model follow a change of more than 1 % "
+          "before comparing (lights switched on, auto-exposure); off: such a "
+          "change makes much of the frame foreground until it is relearned",
+          DEFAULT_LIGHT_COMPENSATION, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_GROUP_GAP,
+      g_param_spec_int ("group-gap", "Group gap",
+          "Components whose bounding boxes come within this many pixels of "
+          "each other (directly or through other components) are reported as "
+          "one, with the box, area and moments of their union, so that an "
+          "object whose mask breaks into pieces keeps one track (0: boxes "
+          "that touch or overlap; -1: off). min-area and max-area apply to "
+          "the groups", -1, MAX_GROUP_GAP, DEFAULT_GROUP_GAP,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
       g_param_spec_string ("mask-location", "Mask location",
           "PGM or PNG image of the frame's size: where it is 0 (black, in "
@@ -695,6 +716,8 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.detect_shadows = DEFAULT_DETECT_SHADOWS;
   self->settings.open_radius = DEFAULT_OPEN_RADIUS;
   self->settings.close_radius = DEFAULT_CLOSE_RADIUS;
+  self->settings.light_compensation = DEFAULT_LIGHT_COMPENSATION;
+  self->settings.group_gap = DEFAULT_GROUP_GAP;
   self->mask_location = g_strdup (DEFAULT_MASK_LOCATION);
   self->settings.block_size = DEFAULT_BLOCK_SIZE;
   self->settings.offset = DEFAULT_OFFSET;
@@ -843,6 +866,12 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_CLOSE_RADIUS:
       self->settings.close_radius = g_value_get_uint (value);
       break;
+    case PROP_LIGHT_COMPENSATION:
+      self->settings.light_compensation = g_value_get_boolean (value);
+      break;
+    case PROP_GROUP_GAP:
+      self->settings.group_gap = g_value_get_int (value);
+      break;
     case PROP_MAX_AREA:
       self->settings.max_area = g_value_get_uint (value);
       break;
@@ -957,6 +986,12 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_CLOSE_RADIUS:
       g_value_set_uint (value, self->settings.close_radius);
+      break;
+    case PROP_LIGHT_COMPENSATION:
+      g_value_set_boolean (value, self->settings.light_compensation);
+      break;
+    case PROP_GROUP_GAP:
+      g_value_set_int (value, self->settings.group_gap);
       break;
     case PROP_MAX_AREA:
       g_value_set_uint (value, self->settings.max_area);

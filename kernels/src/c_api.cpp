@@ -170,6 +170,8 @@ ccl::Options engine_options(const ccl_options& o) {
   }
   e.open_radius = o.open_radius;
   e.close_radius = o.close_radius;
+  e.background.compensate_light = o.compensate_light != 0;
+  e.group_gap = o.group_gap;
   return e;
 }
 
@@ -356,6 +358,8 @@ void ccl_options_init(ccl_options* o) {
   }
   c.open_radius = d.open_radius;
   c.close_radius = d.close_radius;
+  c.compensate_light = d.background.compensate_light ? 1 : 0;
+  c.group_gap = d.group_gap;
   *o = c;
 }
 

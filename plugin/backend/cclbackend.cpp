@@ -300,6 +300,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.background.learning_rate = settings->learning_rate;
     options.background.variance_threshold = settings->variance_threshold;
     options.background.detect_shadows = settings->detect_shadows != FALSE;
+    options.background.compensate_light = settings->light_compensation != FALSE;
     options.local.block_size = settings->block_size;
     options.local.offset = settings->offset;
     for (int i = 0; i < 3; ++i) {
@@ -308,6 +309,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     }
     options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
     options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
+    options.group_gap = settings->group_gap;
     // The engine refuses bad frames and bad settings alike (ccl::validate): checked
     // here with the default settings first, what the frame itself lacks is told
     // apart from what the settings ask.

@@ -89,6 +89,7 @@ typedef struct {
   gdouble learning_rate;
   gdouble variance_threshold;
   gboolean detect_shadows;
+  gboolean light_compensation;  /* follow global changes of light */
   /* the local threshold's (CCL_FOREGROUND_LOCAL): side of the window whose mean,
    * less offset, is a pixel's level (odd, 3..255) */
   gint block_size;
@@ -100,6 +101,8 @@ typedef struct {
   /* cleanup of the mask, for every model; 0: off */
   guint open_radius;
   guint close_radius;
+  /* pieces whose boxes come within this many pixels are one component; -1: off */
+  gint group_gap;
   guint overlay;
   gdouble overlay_alpha;
   gboolean tracking;

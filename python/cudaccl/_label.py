@@ -130,8 +130,10 @@ def make_options(connectivity=8, threshold=128, mode="above", algorithm=None, mi
             getattr(o, name)[:] = [_int_in(name, v, 0, 255) for v in value]
         elif name in ("learning_rate", "variance_threshold", "offset"):
             setattr(o, name, float(value))
-        elif name == "detect_shadows":
-            o.detect_shadows = int(bool(value))
+        elif name in ("detect_shadows", "compensate_light"):
+            setattr(o, name, int(bool(value)))
+        elif name == "group_gap":
+            o.group_gap = _int_in(name, value, -1, 1024)
         elif name in ("history", "block_size", "open_radius", "close_radius"):
             setattr(o, name, _int_in(name, value, -(1 << 31), (1 << 31) - 1))
         else:

@@ -23,14 +23,16 @@ class Labeler:
                  foreground="threshold", history=500, learning_rate=-1.0,
                  variance_threshold=16.0, detect_shadows=True, block_size=31, offset=10.0,
                  color_low=(0, 0, 0), color_high=(179, 255, 255), open_radius=0,
-                 close_radius=0, track=True, max_lost=15):
+                 close_radius=0, track=True, max_lost=15, compensate_light=True,
+                 group_gap=-1):
         self._engine = self._foreground = self._tracker = None
         self._options = _label.make_options(
             connectivity, threshold, mode, algorithm, min_area, max_components, return_labels,
             foreground, history=history, learning_rate=learning_rate,
             variance_threshold=variance_threshold, detect_shadows=detect_shadows,
             block_size=block_size, offset=offset, color_low=color_low, color_high=color_high,
-            open_radius=open_radius, close_radius=close_radius)
+            open_radius=open_radius, close_radius=close_radius,
+            compensate_light=compensate_light, group_gap=group_gap)
         self._options_at = ctypes.addressof(self._options)
         _label.choose_backend(backend, _lib.MEMORY_HOST, -1)  # the name, checked now
         self._backend_name = backend

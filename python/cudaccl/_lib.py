@@ -44,7 +44,8 @@ class Options(ctypes.Structure):
                 ("history", _i32), ("learning_rate", _f64), ("variance_threshold", _f64),
                 ("detect_shadows", _i32), ("block_size", _i32), ("offset", _f64),
                 ("color_low", _i32 * 3), ("color_high", _i32 * 3),
-                ("open_radius", _i32), ("close_radius", _i32)]
+                ("open_radius", _i32), ("close_radius", _i32),
+                ("compensate_light", _i32), ("group_gap", _i32)]
 
 
 class Labels(ctypes.Structure):

@@ -96,6 +96,9 @@ typedef struct {
   int32_t color_low[3], color_high[3];
   /* cleanup of the mask, every model */
   int32_t open_radius, close_radius;
+  /* Added in 0.3; a shorter struct (older callers) gets the defaults. */
+  int32_t compensate_light; /* CCL_FOREGROUND_BACKGROUND: follow global light changes (1) */
+  int32_t group_gap;        /* pieces whose boxes are this close are one component; -1: off */
 } ccl_options;
 
 /* Where the label image goes: int32 (0 background, 1..N), caller's memory. For a device
