@@ -353,9 +353,11 @@ void Engine::enqueue(const ImageView& image, const Options& requested, cudaStrea
   validate(image, requested);
   Options options = requested;
   if (requested.group_gap >= 0) {
-    // Pieces below min_area may make a group above it: the area limits wait for the groups.
+    // Pieces below min_area may make a group above it, and the largest groups are not
+    // made of the largest pieces: the selection waits for the groups.
     options.min_area = 0;
     options.max_area = 0;
+    options.max_components = UINT32_MAX;
   }
   if (image.space != MemorySpace::Device)
     throw Error("Engine::enqueue needs an image in device memory (label_host uploads one)");

@@ -112,6 +112,12 @@ ForegroundFuzzCase random_foreground_case(uint64_t seed, int max_side) {
     if (rng.chance(50)) c.max_area = uint64_t(rng.pick({1, 3, 10, 50, 200, 1000, 100000}));
     if (rng.chance(40)) c.max_components = uint32_t(rng.pick({0, 1, 3, 10, 100}));
   }
+  c.compensate = rng.chance(80);
+  if (rng.chance(25)) c.group_gap = rng.pick({0, 1, 3, 8, 20, 100});
+  if (rng.chance(20)) {
+    c.step_at = rng.range(1, c.frames - 1);
+    c.step = rng.pick({-90, -60, -20, -4, 4, 20, 60, 90});
+  }
   c.objects = rng.chance(10) ? 0 : rng.range(1, 12);
   c.noise = rng.chance(70) ? rng.range(0, 4) : rng.range(5, 12);
   c.drift = rng.chance(15) ? rng.range(-3, 3) : 0;
@@ -128,14 +134,16 @@ std::string to_line(const ForegroundFuzzCase& c) {
     << " mode=" << to_string(c.mode) << " level=" << c.level << " block=" << c.block_size
     << " offset_tenths=" << c.offset_tenths << " history=" << c.history
     << " rate_ppm=" << c.rate_ppm << " var=" << c.variance_threshold
-    << " shadows=" << (c.shadows ? 1 : 0) << " hsv_low=" << c.color.low[0] << ","
+    << " shadows=" << (c.shadows ? 1 : 0) << " light=" << (c.compensate ? 1 : 0) << " hsv_low=" << c.color.low[0] << ","
     << c.color.low[1] << "," << c.color.low[2] << " hsv_high=" << c.color.high[0] << ","
     << c.color.high[1] << "," << c.color.high[2] << " open=" << c.open_radius
     << " close=" << c.close_radius << " region=" << c.region
     << " region_clear=" << c.region_clear << " reset=" << c.reset << " min_area=" << c.min_area
     << " max_area=" << c.max_area << " max_comp=" << c.max_components
+    << " group=" << c.group_gap
     << " objects=" << c.objects << " noise=" << c.noise << " drift=" << c.drift
-    << " scene_shadows=" << (c.scene_shadows ? 1 : 0);
+    << " scene_shadows=" << (c.scene_shadows ? 1 : 0) << " step_at=" << c.step_at
+    << " step=" << c.step;
   return s.str();
 }
 
@@ -174,6 +182,10 @@ bool parse_foreground_case(const std::string& line, ForegroundFuzzCase* out, std
     else if (key == "rate_ppm") c.rate_ppm = std::stoi(v);
     else if (key == "var") c.variance_threshold = std::stoi(v);
     else if (key == "shadows") c.shadows = std::stoi(v) != 0;
+    else if (key == "light") c.compensate = std::stoi(v) != 0;
+    else if (key == "group") c.group_gap = std::stoi(v);
+    else if (key == "step_at") c.step_at = std::stoi(v);
+    else if (key == "step") c.step = std::stoi(v);
     else if (key == "hsv_low" || key == "hsv_high") {
       int* t = key == "hsv_low" ? c.color.low : c.color.high;
       char tail = 0;
@@ -215,12 +227,14 @@ Options foreground_options(const ForegroundFuzzCase& c) {
   o.background.learning_rate = c.rate_ppm < 0 ? -1.0 : c.rate_ppm / 1e6;
   o.background.variance_threshold = c.variance_threshold;
   o.background.detect_shadows = c.shadows;
+  o.background.compensate_light = c.compensate;
   o.color = c.color;
   o.open_radius = c.open_radius;
   o.close_radius = c.close_radius;
   o.min_area = c.min_area;
   o.max_area = c.max_area;
   o.max_components = c.max_components;
+  o.group_gap = c.group_gap;
   return o;
 }
 
@@ -233,6 +247,8 @@ SceneSpec foreground_scene(const ForegroundFuzzCase& c) {
   s.noise = c.noise;
   s.drift = c.drift;
   s.shadows = c.scene_shadows;
+  s.step_at = c.step_at;
+  s.step = c.step;
   return s;
 }
 

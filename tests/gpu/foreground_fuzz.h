@@ -35,6 +35,7 @@ struct ForegroundFuzzCase {
   int rate_ppm = -1;  // learning rate in millionths; -1: from history
   int variance_threshold = 16;
   bool shadows = true;
+  bool compensate = true;  // BackgroundOptions::compensate_light
   ColorOptions color;  // ForegroundModel::Color's bounds (hsv_low=, hsv_high= in the line)
   int open_radius = 0, close_radius = 0;
   uint64_t region = 0;    // blob_region's seed; 0: no region
@@ -42,8 +43,10 @@ struct ForegroundFuzzCase {
   int reset = -1;         // the model is reset before this frame (-1: never)
   uint64_t min_area = 0, max_area = 0;
   uint32_t max_components = UINT32_MAX;
+  int group_gap = -1;  // Options::group_gap
   // The scene.
   int objects = 4, noise = 3, drift = 0;
+  int step_at = -1, step = 0;  // a jump of the light (SceneSpec)
   bool scene_shadows = true;
 };
 

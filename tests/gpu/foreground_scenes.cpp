@@ -136,7 +136,8 @@ void Scene::render_rows(int t, int y0, int y1, uint8_t* rgb) const {
     placed.push_back(p);
   }
   std::vector<int> shade(static_cast<size_t>(w));
-  const int light = std::clamp(256 + spec_.drift * t, 128, 384);
+  const int jump = spec_.step_at >= 0 && t >= spec_.step_at ? spec_.step : 0;
+  const int light = std::clamp(256 + spec_.drift * t + jump, 96, 416);
   for (int y = y0; y < y1; ++y) {
     uint8_t* row = rgb + size_t(y) * w * 3;
     if (spec_.shadows) {

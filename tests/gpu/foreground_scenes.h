@@ -37,6 +37,10 @@ struct SceneSpec {
   bool shadows = true;
   /// Brightness change of the whole frame, in 1/256 per frame (0: steady light).
   int drift = 0;
+  /// From frame step_at on (-1: never), the light is step/256 higher at once (a lamp
+  /// switched on, auto-exposure).
+  int step_at = -1;
+  int step = 0;
   /// When set, its luma (stretched to the frame) is the background's texture. Must
   /// outlive the Scene.
   const GrayImage* backdrop = nullptr;

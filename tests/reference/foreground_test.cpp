@@ -463,6 +463,7 @@ struct SceneSpec {
   const Rect* shadow = nullptr;
   double shadow_gain = 0.6;
   Family family = Family::Rgb;
+  double light = 1.0;  // the whole scene's light (a lamp, the exposure), from black
 };
 
 Scene render(const SceneSpec& spec, Noise& noise) {
@@ -476,6 +477,7 @@ Scene render(const SceneSpec& spec, Noise& noise) {
       if (spec.shadow && spec.shadow->contains(x, y)) v = shadowed(v, spec.shadow_gain, spec.family);
       if (spec.object && spec.object->contains(x, y))
         v = object_at(x - spec.object->x, y - spec.object->y);
+      if (spec.light != 1.0) v = shadowed(v, spec.light, spec.family);
       for (int c = 0; c < 3; ++c)
         v[c] += int(std::lround(spec.sigma * noise_share(spec.family, c) * noise.next()));
       s.at(x, y) = v;
@@ -671,6 +673,45 @@ TEST_P(BackgroundModel, ResetRestarts) {
   for (int t = 0; t < 10; ++t) {
     stage.apply(to_frame(render(s, noise), format()).view, o, mask);
     EXPECT_LE(count_in(mask, object), 3u) << "frame " << t;
+  }
+}
+
+// A light switched on or off: the whole scene 35 % brighter or darker from one frame to
+// the next. The model measures the change (light_gain) and follows it, so the step
+// makes no foreground, while an object in front of the changed scene is still found;
+// without compensate_light most of the frame is foreground.
+TEST_P(BackgroundModel, SuddenLightChangeIsFollowed) {
+  for (double light : {1.35, 0.65}) {
+    for (bool compensate : {true, false}) {
+      SCOPED_TRACE(std::string(compensate ? "compensated" : "not compensated") + ", light x" +
+                   std::to_string(light));
+      Noise noise(8);
+      ForegroundStage stage;
+      Options o = background_options();
+      o.background.compensate_light = compensate;
+      o.background.detect_shadows = false;  // darker frames would pass as shadows
+      warm_up(stage, o, noise, 60);
+      EXPECT_DOUBLE_EQ(stage.light_gain(), 1.0) << "steady light";
+      SceneSpec s = spec();
+      s.light = light;
+      const Rect object{60, 20, 16, 16};
+      BinaryImage mask;
+      for (int k = 0; k < 5; ++k) {
+        stage.apply(to_frame(render(s, noise), format()).view, o, mask);
+        const size_t all = count_all(mask);
+        if (!compensate) {
+          if (k == 0) EXPECT_GT(all, mask.pixels.size() / 3) << "frame " << k;
+          continue;
+        }
+        if (k == 0) EXPECT_NEAR(stage.light_gain(), light, 0.02);
+        EXPECT_LE(all, mask.pixels.size() / 500) << "frame " << k << ": " << all << " pixels";
+      }
+      if (!compensate) continue;
+      s.object = &object;
+      stage.apply(to_frame(render(s, noise), format()).view, o, mask);
+      EXPECT_GE(count_in(mask, object), size_t(object.w * object.h * 9 / 10))
+          << "the object in front of the relit scene";
+    }
   }
 }
 
