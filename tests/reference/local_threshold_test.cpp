@@ -423,6 +423,7 @@ TEST(LocalFuzzHook, ForegroundCasesWithLocalReadBackAndMatchOpenCv) {
     if (++local > 60) continue;
     Options o = foreground_options(c);
     o.max_components = UINT32_MAX;  // the comparison reports in label order
+    o.group_gap = -1;               // and OpenCV does not group pieces
     const Frame f = foreground_frame(Scene(foreground_scene(c)), c, 0);
     EXPECT_TRUE(matches_opencv(f.view, luma_of(f.view), o)) << to_line(c);
   }
