@@ -41,8 +41,14 @@
  * is foreground, whatever its brightness. That finds moving objects in front of a
  * textured or unevenly lit scene, where one global level would label the scene
  * itself. Gray formats are modeled on their luma, YUV and RGB formats on their
- * three color channels; with #GstCudaCcl:detect-shadows a pixel that is only a
- * darker version of the background's color is a shadow and not foreground. The
+ * three color channels, NV12 and I420 converted to R, G, B first (BT.601, limited
+ * range), so that #GstCudaCcl:variance-threshold means the same in every color
+ * format; with #GstCudaCcl:detect-shadows a pixel that is only a
+ * darker version of the background's color is a shadow and not foreground. With
+ * #GstCudaCcl:light-compensation (on by default) each frame's global light is
+ * measured against the model, and when lights are switched on or the camera's
+ * exposure jumps, the model follows at once instead of reporting the whole
+ * scene as foreground. The
  * first frame after a start, a flush, stream-start or a new frame size is taken
  * as the background and gives no components. The model then learns each frame
  * with a weight of 1/(2n) at its n-th frame, so that it settles within a few
@@ -89,6 +95,11 @@
  * that narrow, so that one object is one component. #GstCudaCcl:mask-location
  * names a PGM or PNG image of the frame's size whose black pixels are never
  * foreground (a road's edges, a timestamp burnt into the picture).
+ * #GstCudaCcl:group-gap reports pieces whose boxes come within that many pixels
+ * of each other as one component (the box, area and moments of their union), so
+ * that a person whose legs, torso and head separate from each other in the mask
+ * stays one object with one track; #GstCudaCcl:min-area and #GstCudaCcl:max-area
+ * then apply to the groups.
  * #GstCudaCcl:max-area leaves components larger than a limit out (a global
  * lighting change), as #GstCudaCcl:min-area leaves out small ones, and
  * `overlay=foreground` tints every foreground pixel, reported or not, so that the
@@ -97,6 +108,10 @@
  * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvert ! cudaccl foreground=background close-radius=2 min-area=50 overlay=boxes+trails+foreground ! videoconvert ! autovideosink
  * ]| Follows the moving objects of a street scene, showing what the model
  * takes for foreground.
+ * |[
+ * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! cudaccl foreground=background close-radius=2 group-gap=8 min-area=120 overlay=boxes+trails ! videoconvert ! autovideosink
+ * ]| The decoder's NV12 as it comes, pieces of one person up to 8 pixels apart
+ * reported as one object.
  * |[
  * gst-launch-1.0 filesrc location=street.mp4 ! decodebin ! videoconvert ! cudaccl foreground=background history=2000 detect-shadows=false open-radius=1 max-area=20000 mask-location=road.png overlay=fill ! videoconvert ! autovideosink
  * ]| A slower model that keeps still objects for about 200 frames, counting

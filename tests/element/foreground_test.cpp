@@ -381,6 +381,95 @@ TEST(Cleanup, CloseRadiusFillsAOnePixelGap) {
   gst_buffer_unref(out);
 }
 
+TEST(GroupGap, PiecesWithinTheGapAreOneComponentAndTheAreaLimitsApplyToIt) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  // Three pieces of 60, 40 and 50 pixels: 6 empty columns between the first two, 3 rows
+  // between the second and the third, 4 columns and 5 rows between the first and the
+  // third; a fourth far away.
+  const Frame frame = rects_frame(PixelFormat::Gray8, 96, 64,
+                                  {{10, 10, 6, 10}, {22, 12, 4, 10}, {20, 25, 10, 5}, {70, 50, 3, 3}});
+  const struct {
+    std::string props;
+    int gap;
+    uint64_t min_area;
+    std::vector<guint64> areas;
+  } cases[] = {
+      {"", -1, 1, {60, 40, 50, 9}},
+      {"group-gap=3", 3, 1, {60, 90, 9}},
+      {"group-gap=4", 4, 1, {60, 90, 9}},
+      {"group-gap=5", 5, 1, {150, 9}},
+      {"group-gap=5 min-area=100", 5, 100, {150}},
+      {"group-gap=-1 min-area=100", -1, 100, {}},
+  };
+  for (const auto& c : cases) {
+    Harness h(c.props);
+    h.set_caps(PixelFormat::Gray8, 96, 64);
+    GstBuffer* out = push(h, frame);
+    Options o = reference_options();
+    o.group_gap = c.gap;
+    o.min_area = c.min_area;
+    expect_meta_matches_reference(out, frame, o, c.props);
+    EXPECT_EQ(reported_areas(out), c.areas) << c.props;
+    if (c.gap == 5) {
+      const GstCclMeta* meta = meta_of(out);
+      ASSERT_NE(meta, nullptr);
+      EXPECT_EQ(meta->total_count, 2u) << "total_count counts the groups";
+      EXPECT_EQ(meta->components[0].x, 10);
+      EXPECT_EQ(meta->components[0].y, 10);
+      EXPECT_EQ(meta->components[0].width, 20u);
+      EXPECT_EQ(meta->components[0].height, 20u);
+    }
+    if (out) gst_buffer_unref(out);
+  }
+}
+
+// The scene of a lamp switched on: the texture of scene_frame, `light` times as bright.
+Frame lit_frame(PixelFormat f, double light) {
+  return channel_frame(f, kW, kH, [&](int x, int y) {
+    // Light scales from black: 0 in RGB and gray, Y 16 in YUV.
+    const int black = is_yuv(f) ? 16 : 0;
+    const uint8_t v = uint8_t(std::min(255, black + int((texture(x, y) - black) * light + 0.5)));
+    return is_yuv(f) ? Channels{v, 128, 128} : Channels{v, v, v};
+  });
+}
+
+TEST(LightCompensation, ALampSwitchedOnIsNoObjectUnlessTurnedOff) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  for (PixelFormat f : {PixelFormat::NV12, PixelFormat::RGBx, PixelFormat::Gray8}) {
+    for (bool compensate : {true, false}) {
+      const std::string props = std::string("foreground=background light-compensation=") +
+                                (compensate ? "true" : "false");
+      SCOPED_TRACE(std::string(to_string(f)) + " " + props);
+      Harness h(props);
+      h.set_caps(f, kW, kH);
+      Options options = background_options();
+      options.background.compensate_light = compensate;
+      ForegroundStage stage;
+      for (int i = 0; i < kWarmUp; ++i) {
+        const Frame frame = lit_frame(f, 1.0);
+        GstBuffer* out = push(h, frame);
+        expect_meta_matches(out, reference_next(stage, frame, options), kW, kH, options, "warm-up");
+        if (out) gst_buffer_unref(out);
+      }
+      for (int i = 0; i < 3; ++i) {
+        const Frame frame = lit_frame(f, 1.35);
+        GstBuffer* out = push(h, frame);
+        expect_meta_matches(out, reference_next(stage, frame, options), kW, kH, options, "lit");
+        const GstCclMeta* meta = meta_of(out);
+        ASSERT_NE(meta, nullptr);
+        guint64 largest = 0;
+        for (guint k = 0; k < meta->n_components; ++k)
+          largest = std::max<guint64>(largest, meta->components[k].area);
+        if (compensate)
+          EXPECT_LE(largest, guint64(kW * kH / 100)) << "frame " << i << " after the lamp";
+        else if (i == 0)
+          EXPECT_GT(largest, guint64(kW * kH / 4)) << "the lamp floods the frame";
+        gst_buffer_unref(out);
+      }
+    }
+  }
+}
+
 TEST(Cleanup, OpenRadiusAlsoCleansTheBackgroundModelsMask) {
   SKIP_UNLESS_BACKEND_RUNS();
   Harness h("foreground=background open-radius=1");

@@ -196,6 +196,18 @@ TEST(Properties, ForegroundPropertiesHaveTheirDefaultsAndRanges) {
   EXPECT_EQ(ma->minimum, 0u);
   EXPECT_EQ(ma->maximum, G_MAXUINT);
   EXPECT_EQ(G_PARAM_SPEC_VALUE_TYPE(pspec(e, "mask-location")), G_TYPE_STRING);
+  gboolean light = FALSE;
+  gint group = 0;
+  g_object_get(e, "light-compensation", &light, "group-gap", &group, nullptr);
+  EXPECT_TRUE(light) << "the model follows light changes unless told not to";
+  auto* gg = G_PARAM_SPEC_INT(pspec(e, "group-gap"));
+  EXPECT_EQ(gg->minimum, -1);
+  EXPECT_EQ(gg->maximum, 1024);
+  EXPECT_EQ(group, gg->default_value);
+  g_object_set(e, "group-gap", 12, "light-compensation", FALSE, nullptr);
+  g_object_get(e, "light-compensation", &light, "group-gap", &group, nullptr);
+  EXPECT_FALSE(light);
+  EXPECT_EQ(group, 12);
   // The foreground tint comes after trails, so existing values keep their bits.
   GFlagsClass* overlay = G_PARAM_SPEC_FLAGS(pspec(e, "overlay"))->flags_class;
   const GFlagsValue* tint = g_flags_get_value_by_nick(overlay, "foreground");
@@ -203,7 +215,7 @@ TEST(Properties, ForegroundPropertiesHaveTheirDefaultsAndRanges) {
   EXPECT_EQ(tint->value, 0x10u);
   for (const char* name : {"foreground", "history", "learning-rate", "variance-threshold",
                            "detect-shadows", "open-radius", "close-radius", "max-area",
-                           "mask-location"})
+                           "mask-location", "light-compensation", "group-gap"})
     EXPECT_GT(strlen(g_param_spec_get_blurb(pspec(e, name))), 40u) << name;
   gst_object_unref(e);
 }
