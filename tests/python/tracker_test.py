@@ -140,7 +140,40 @@ def main():
     ]
     for name, exc, fn, word in cases:
         tap.check(f"bad table: {name} raises {exc.__name__}", lambda: raises(exc, fn, word))
+    check_grouping_and_light()
     return tap.finish()
+
+
+def check_grouping_and_light():
+    """The Labeler's group_gap and compensate_light reach the engine."""
+    frame = np.zeros((40, 60), np.uint8)
+    frame[5:15, 5:11] = 255    # 60 pixels
+    frame[7:17, 17:21] = 255   # 40 pixels, 6 empty columns to the right of the first
+    for gap, areas in ((-1, [60, 40]), (5, [60, 40]), (6, [100])):
+        with cudaccl.Labeler(backend="cpu", group_gap=gap, track=False) as lab:
+            _, table = lab(frame)
+            tap.check(f"Labeler(group_gap={gap}) reports areas {areas}",
+                      lambda: list(table["area"]) == areas)
+    with cudaccl.Labeler(backend="cpu", group_gap=6, min_area=80, track=False) as lab:
+        _, table = lab(frame)
+        tap.check("min_area applies to the group", lambda: list(table["area"]) == [100])
+    tap.check("group_gap out of range raises ValueError",
+              lambda: raises(ValueError, lambda: cudaccl.Labeler(group_gap=-2), "group_gap"))
+    rng = np.random.default_rng(3)
+    scene = rng.integers(40, 160, (48, 64), dtype=np.uint8)
+    for compensate in (True, False):
+        with cudaccl.Labeler(backend="cpu", foreground="background", track=False,
+                             compensate_light=compensate, detect_shadows=False) as lab:
+            for _ in range(10):
+                lab(scene)
+            _, table = lab(np.minimum(scene * 1.35, 255).astype(np.uint8))
+            largest = int(table["area"].max()) if len(table["area"]) else 0
+            if compensate:
+                tap.check("compensate_light=True: a 35 % brighter frame is no object",
+                          lambda: largest < scene.size // 100)
+            else:
+                tap.check("compensate_light=False: a 35 % brighter frame floods",
+                          lambda: largest > scene.size // 4)
 
 
 if __name__ == "__main__":
