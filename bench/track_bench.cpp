@@ -1,4 +1,5 @@
-// Host time of ccl::Tracker::update per frame, on moving components whose tables the
+// Host time of ccl::Tracker::update per frame, and of ccl::group_components (group gap
+// --gap, 8) on the same tables, on moving components whose tables the
 // reference labeler computed beforehand (tests/common/scenes.h): 1920x1080 and
 // 3840x2160 with 10, 1,000 and 100,000 components. Median and minimum over the timed
 // frames of every repetition; each repetition feeds the whole sequence to a fresh
@@ -27,12 +28,15 @@ struct Settings {
   int frames = 200;
   int reps = 1;
   int warmup = 5;
+  int gap = 8;
   std::string csv;
 };
 
 struct Row {
   int width, height, components, frames;
   bench::Spread ms;
+  bench::Spread group_ms;  // group_components on the frame's table
+  double groups = 0;       // mean groups per frame
 };
 
 std::string cpu_name() {
@@ -68,6 +72,7 @@ Settings parse_args(int argc, char** argv) {
     if (arg == "--frames") s.frames = int(n);
     else if (arg == "--reps") s.reps = int(n);
     else if (arg == "--warmup") s.warmup = int(n);
+    else if (arg == "--gap") s.gap = int(n);
     else usage(("unknown option " + arg).c_str());
   }
   if (s.frames < 1 || s.reps < 1) usage("--frames and --reps must be at least 1");
@@ -81,8 +86,10 @@ Row measure(int width, int height, int count, const Settings& s) {
   std::vector<std::vector<ccl::Component>> tables{size_t(total)};
   for (int t = 0; t < total; ++t) tables[size_t(t)] = ccl::test::label_frame(scene, size_t(t)).components;
 
-  std::vector<double> ms;
+  std::vector<double> ms, group_ms;
   std::vector<ccl::TrackInfo> out;
+  std::vector<ccl::Component> pieces;
+  double groups = 0;
   for (int rep = 0; rep < s.reps; ++rep) {
     ccl::Tracker tracker;
     for (int t = 0; t < total; ++t) {
@@ -90,9 +97,18 @@ Row measure(int width, int height, int count, const Settings& s) {
       tracker.update(width, height, tables[size_t(t)], out);
       const auto stop = std::chrono::steady_clock::now();
       if (t >= s.warmup) ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+      pieces.assign(tables[size_t(t)].begin(), tables[size_t(t)].end());  // no allocation timed
+      const auto g0 = std::chrono::steady_clock::now();
+      const uint32_t n = ccl::group_components(pieces, s.gap);
+      const auto g1 = std::chrono::steady_clock::now();
+      if (t >= s.warmup) {
+        group_ms.push_back(std::chrono::duration<double, std::milli>(g1 - g0).count());
+        groups += n;
+      }
     }
   }
-  return {width, height, count, timed, bench::spread(ms)};
+  return {width, height, count, timed, bench::spread(ms), bench::spread(group_ms),
+          groups / double(timed * s.reps)};
 }
 
 }  // namespace
@@ -101,25 +117,27 @@ int main(int argc, char** argv) {
   const Settings s = parse_args(argc, argv);
   const std::string cpu = cpu_name();
   std::printf("ccl::Tracker::update, host time per frame on %s\n", cpu.c_str());
-  std::printf("%-10s %11s %7s %11s %11s %13s\n", "size", "components", "frames", "median ms",
-              "min ms", "ns/component");
+  std::printf("%-10s %11s %7s %11s %11s %13s %15s %8s\n", "size", "components", "frames",
+              "median ms", "min ms", "ns/component", "group median ms", "groups");
   std::vector<Row> rows;
   for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3840, 2160}})
     for (int count : {10, 1000, 100000}) {
       const Row r = measure(w, h, count, s);
-      std::printf("%4dx%-5d %11d %7d %11.4f %11.4f %13.1f\n", r.width, r.height, r.components,
-                  r.frames * s.reps, r.ms.median, r.ms.min, r.ms.median * 1e6 / r.components);
+      std::printf("%4dx%-5d %11d %7d %11.4f %11.4f %13.1f %15.4f %8.0f\n", r.width, r.height,
+                  r.components, r.frames * s.reps, r.ms.median, r.ms.min,
+                  r.ms.median * 1e6 / r.components, r.group_ms.median, r.groups);
       std::fflush(stdout);
       rows.push_back(r);
     }
   if (!s.csv.empty()) {
     std::ofstream csv(s.csv);
     if (!csv) usage(("cannot write " + s.csv).c_str());
-    csv << "cpu,width,height,components,frames,reps,warmup,median_ms,min_ms\n";
+    csv << "cpu,width,height,components,frames,reps,warmup,median_ms,min_ms,group_gap,"
+           "group_median_ms,groups\n";
     for (const Row& r : rows)
       csv << '"' << cpu << "\"," << r.width << ',' << r.height << ',' << r.components << ','
           << r.frames << ',' << s.reps << ',' << s.warmup << ',' << r.ms.median << ','
-          << r.ms.min << '\n';
+          << r.ms.min << ',' << s.gap << ',' << r.group_ms.median << ',' << r.groups << '\n';
     std::printf("wrote %s\n", s.csv.c_str());
   }
   return 0;

@@ -17,10 +17,29 @@ uint32_t find(std::vector<uint32_t>& parent, uint32_t i) {
   return i;
 }
 
-/// Background columns (or rows) between [a0, a1) and [b0, b1); 0 when they overlap.
-int64_t gap_between(int64_t a0, int64_t a1, int64_t b0, int64_t b1) {
-  return std::max<int64_t>(0, std::max(a0, b0) - std::min(a1, b1));
+void unite(std::vector<uint32_t>& parent, uint32_t a, uint32_t b) {
+  a = find(parent, a);
+  b = find(parent, b);
+  // The group keeps its first piece's place and label: the root is the lower index.
+  if (a != b) parent[std::max(a, b)] = std::min(a, b);
 }
+
+/// Columns of the frame per bucket of the sweep.
+constexpr int kBucketShift = 6;
+
+/// A piece waiting in the sweep's buckets: what the comparisons read, in one line.
+struct Waiting {
+  uint32_t index;
+  int32_t x, right;  // columns [x, right)
+  int64_t reach;     // last row a later piece may start on and still be within the gap
+};
+
+/// What one thread's calls keep between frames, so that a frame allocates nothing.
+struct Scratch {
+  std::vector<uint32_t> parent, slot;
+  std::vector<int32_t> right, bottom;
+  std::vector<std::vector<Waiting>> buckets;
+};
 
 }  // namespace
 
@@ -28,58 +47,83 @@ uint32_t group_components(std::vector<Component>& table, int gap) {
   const size_t n = table.size();
   if (gap < 0 || n < 2) return uint32_t(n);
   // Label order is the raster order of each piece's first pixel, hence of its box's
-  // top row: a piece can only join those after it that start at most `gap` rows below
-  // its bottom, and the scan stops at the first that starts further down. Tables handed
-  // over in another order (the largest first) are put back in label order.
-  if (!std::is_sorted(table.begin(), table.end(),
-                      [](const Component& a, const Component& b) { return a.label < b.label; }))
-    std::sort(table.begin(), table.end(),
-              [](const Component& a, const Component& b) { return a.label < b.label; });
-  std::vector<uint32_t> parent(n);
-  std::iota(parent.begin(), parent.end(), 0u);
-  for (size_t i = 0; i < n; ++i) {
-    const Component& a = table[i];
-    const int64_t bottom = int64_t(a.y) + a.height;
-    for (size_t j = i + 1; j < n; ++j) {
-      const Component& b = table[j];
-      if (int64_t(b.y) - bottom > gap) break;
-      if (gap_between(a.x, int64_t(a.x) + a.width, b.x, int64_t(b.x) + b.width) > gap) continue;
-      const uint32_t ra = find(parent, uint32_t(i)), rb = find(parent, uint32_t(j));
-      // The group keeps its first piece's place and label: the root is the lower index.
-      if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  // top row. Tables handed over in another order (the largest first) are put back.
+  auto by_label = [](const Component& a, const Component& b) { return a.label < b.label; };
+  if (!std::is_sorted(table.begin(), table.end(), by_label))
+    std::sort(table.begin(), table.end(), by_label);
+  thread_local Scratch scratch;
+  Scratch& s = scratch;
+  s.parent.resize(n);
+  std::iota(s.parent.begin(), s.parent.end(), 0u);
+
+  // A sweep down the frame: the pieces met so far wait in buckets of 64 columns, each
+  // in the buckets its box covers. A piece compares itself with the pieces waiting in
+  // the buckets its box, grown by the gap, covers: those whose rows reach within `gap`
+  // of its top row (the rest have expired, and leave the bucket: later pieces start
+  // lower still), and whose columns come within `gap`. Each piece thus meets only its
+  // neighbours, whatever the frame's size.
+  int32_t max_x = 0;
+  for (const Component& c : table) max_x = std::max(max_x, c.x + c.width);
+  const size_t buckets = size_t(((int64_t(max_x) + gap + 1) >> kBucketShift) + 1);
+  if (s.buckets.size() < buckets) s.buckets.resize(buckets);
+  for (size_t b = 0; b < buckets; ++b) s.buckets[b].clear();
+  for (size_t j = 0; j < n; ++j) {
+    const Component& c = table[j];
+    // A piece within the gap has a column in [x0, x1].
+    const int64_t x0 = int64_t(c.x) - gap - 1, x1 = int64_t(c.x) + c.width + gap;
+    const size_t first = size_t(std::max<int64_t>(0, x0) >> kBucketShift);
+    const size_t last = size_t(x1 >> kBucketShift);
+    for (size_t b = first; b <= last; ++b) {
+      std::vector<Waiting>& waiting = s.buckets[b];
+      size_t kept = 0;
+      for (const Waiting& w : waiting) {
+        if (w.reach < c.y) continue;  // expired
+        waiting[kept++] = w;
+        if (w.x <= x1 && w.right > x0) unite(s.parent, w.index, uint32_t(j));
+      }
+      waiting.resize(kept);
     }
+    const Waiting self{uint32_t(j), c.x, c.x + c.width, int64_t(c.y) + c.height + gap};
+    for (size_t b = size_t(c.x) >> kBucketShift, e = size_t(c.x + c.width - 1) >> kBucketShift;
+         b <= e; ++b)
+      s.buckets[b].push_back(self);
   }
-  // Boxes are kept as their right and bottom edges while pieces are added.
+
+  // Each group's sums, in the order of its first piece; boxes kept as their right and
+  // bottom edges while pieces are added.
+  s.slot.resize(n);
+  s.right.resize(n);
+  s.bottom.resize(n);
   size_t groups = 0;
-  std::vector<uint32_t> slot(n);
-  std::vector<int32_t> right(n), bottom(n);
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t r = find(parent, uint32_t(i));
-    const Component c = table[i];
+    const uint32_t r = find(s.parent, uint32_t(i));
     if (r == i) {
-      slot[i] = uint32_t(groups);
-      right[groups] = c.x + c.width;
-      bottom[groups] = c.y + c.height;
-      table[groups++] = c;
+      const Component& c = table[i];
+      s.slot[i] = uint32_t(groups);
+      s.right[groups] = c.x + c.width;
+      s.bottom[groups] = c.y + c.height;
+      if (groups != i) table[groups] = c;  // groups <= i: a slot already read
+      ++groups;
       continue;
     }
-    const uint32_t s = slot[r];
-    Component& g = table[s];
-    g.x = std::min(g.x, c.x);
-    g.y = std::min(g.y, c.y);
-    right[s] = std::max(right[s], c.x + c.width);
-    bottom[s] = std::max(bottom[s], c.y + c.height);
-    g.area += c.area;
-    g.sum_x += c.sum_x;
-    g.sum_y += c.sum_y;
-    g.sum_xx += c.sum_xx;
-    g.sum_xy += c.sum_xy;
-    g.sum_yy += c.sum_yy;
+    const Component c = table[i];
+    const uint32_t g = s.slot[r];
+    Component& t = table[g];
+    t.x = std::min(t.x, c.x);
+    t.y = std::min(t.y, c.y);
+    s.right[g] = std::max(s.right[g], c.x + c.width);
+    s.bottom[g] = std::max(s.bottom[g], c.y + c.height);
+    t.area += c.area;
+    t.sum_x += c.sum_x;
+    t.sum_y += c.sum_y;
+    t.sum_xx += c.sum_xx;
+    t.sum_xy += c.sum_xy;
+    t.sum_yy += c.sum_yy;
   }
   table.resize(groups);
-  for (size_t s = 0; s < groups; ++s) {
-    table[s].width = right[s] - table[s].x;
-    table[s].height = bottom[s] - table[s].y;
+  for (size_t g = 0; g < groups; ++g) {
+    table[g].width = s.right[g] - table[g].x;
+    table[g].height = s.bottom[g] - table[g].y;
   }
   return uint32_t(groups);
 }
