@@ -421,6 +421,7 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   out.threshold_used = int(d.report.header().level);
   out.num_components = d.report.header().count;
   out.components.clear();
+  out.group_of.clear();
   if (copy_labels && d.wrote_labels) {
     out.labels.resize(d.geo.pixels());
     check_copy(cudaMemcpyAsync(out.labels.data(), d.output.get(),
@@ -446,7 +447,7 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   }
   if (d.grouping.group_gap >= 0) {
     d.groups.assign(table.entries, table.entries + table.size);
-    select_reported(d.groups, d.grouping, &out.num_components);
+    select_reported(d.groups, d.grouping, &out.num_components, &out.group_of);
     return TableView{d.groups.data(), uint32_t(d.groups.size())};
   }
   return TableView{table.entries, table.size};

@@ -43,9 +43,11 @@ struct Scratch {
 
 }  // namespace
 
-uint32_t group_components(std::vector<Component>& table, int gap) {
+uint32_t group_components(std::vector<Component>& table, int gap,
+                          std::vector<uint32_t>* group_of) {
   const size_t n = table.size();
-  if (gap < 0 || n < 2) return uint32_t(n);
+  if (group_of) group_of->clear();
+  if (gap < 0) return uint32_t(n);
   // Label order is the raster order of each piece's first pixel, hence of its box's
   // top row. Tables handed over in another order (the largest first) are put back.
   auto by_label = [](const Component& a, const Component& b) { return a.label < b.label; };
@@ -89,6 +91,12 @@ uint32_t group_components(std::vector<Component>& table, int gap) {
       s.buckets[b].push_back(self);
   }
 
+  if (group_of) {
+    uint32_t top = 0;
+    for (const Component& c : table) top = std::max(top, c.label);
+    group_of->assign(size_t(top) + 1, 0);
+    for (size_t i = 0; i < n; ++i) (*group_of)[table[i].label] = table[find(s.parent, uint32_t(i))].label;
+  }
   // Each group's sums, in the order of its first piece; boxes kept as their right and
   // bottom edges while pieces are added.
   s.slot.resize(n);

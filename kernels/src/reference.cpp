@@ -127,7 +127,7 @@ void reference_label(const ImageView& image, const Options& options, Result& out
   label_binary(binary, options.connectivity, out);
   out.threshold_used = level;
   if (!options.write_labels) out.labels.clear();
-  select_reported(out.components, options, &out.num_components);
+  select_reported(out.components, options, &out.num_components, &out.group_of);
 }
 
 }  // namespace ccl

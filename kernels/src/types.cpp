@@ -119,9 +119,11 @@ bool Component::operator==(const Component& o) const {
          sum_xx == o.sum_xx && sum_xy == o.sum_xy && sum_yy == o.sum_yy;
 }
 
-void select_reported(std::vector<Component>& table, const Options& options, uint32_t* count) {
+void select_reported(std::vector<Component>& table, const Options& options, uint32_t* count,
+                     std::vector<uint32_t>* group_of) {
+  if (group_of) group_of->clear();
   if (options.group_gap >= 0) {
-    const uint32_t groups = group_components(table, options.group_gap);
+    const uint32_t groups = group_components(table, options.group_gap, group_of);
     if (count) *count = groups;
   }
   if (options.reports_all()) return;

@@ -342,8 +342,10 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     const ccl::TableView reported = backend->impl->label(view, options, options.write_labels,
                                                          flags != 0, backend->result);
     lap(0);
-    ccl::plugin::select_components(reported, backend->result.num_components, flags != 0,
-                                   backend->selection);
+    const std::vector<uint32_t>& group_of = backend->result.group_of;
+    const uint32_t labels =
+        group_of.empty() ? backend->result.num_components : uint32_t(group_of.size() - 1);
+    ccl::plugin::select_components(reported, labels, flags != 0, backend->selection);
     lap(1);
     if (settings->tracking) {
       track(backend, view.width, view.height, settings, flags);
@@ -353,6 +355,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
       backend->tracked = false;
     }
 
+    if (!group_of.empty()) ccl::plugin::spread_to_pieces(group_of, backend->selection);
     lap(2);
     // Without reported components only the foreground tint has something to draw.
     const bool draws =

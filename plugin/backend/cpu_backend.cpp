@@ -54,7 +54,7 @@ class CpuBackend final : public Backend {
                                            options.connectivity, CV_32S, cv::CCL_WU);
     });
     features(uint32_t(n - 1), out);
-    select_reported(out.components, options, &out.num_components);
+    select_reported(out.components, options, &out.num_components, &out.group_of);
     return TableView{out.components.data(), uint32_t(out.components.size())};
   }
 

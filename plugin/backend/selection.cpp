@@ -20,7 +20,7 @@ GstCclComponent to_gst(const Component& c) {
   return g;
 }
 
-void select_components(TableView reported, uint32_t num_components, bool for_overlay,
+void select_components(TableView reported, uint32_t labels, bool for_overlay,
                        Selection& out) {
   out.table = reported;
   // One block for every entry, written in place (no per-component allocation): the
@@ -34,7 +34,7 @@ void select_components(TableView reported, uint32_t num_components, bool for_ove
   out.trails.clear();
   if (!for_overlay) return;
 
-  out.color_key.assign(size_t(num_components) + 1, 0);
+  out.color_key.assign(size_t(labels) + 1, 0);
   out.marks.reserve(reported.size);
   for (const Component& c : reported) {
     out.color_key[c.label] = c.label;
@@ -42,6 +42,12 @@ void select_components(TableView reported, uint32_t num_components, bool for_ove
                          overlay::centroid_pixel(c.sum_x, c.area),
                          overlay::centroid_pixel(c.sum_y, c.area)});
   }
+}
+
+void spread_to_pieces(const std::vector<uint32_t>& group_of, Selection& out) {
+  const size_t n = std::min(group_of.size(), out.color_key.size());
+  // A group's label is its first piece's, the smallest: final before its later pieces.
+  for (size_t l = 1; l < n; ++l) out.color_key[l] = out.color_key[group_of[l]];
 }
 
 }  // namespace ccl::plugin

@@ -26,7 +26,8 @@ struct Selection {
   std::unique_ptr<GstCclComponent[], GFree> reported;
   size_t n_reported = 0;
   /// color_key[l]: the color key of label l (its track's when tracking, else the
-  /// label), 0 when l is not reported; size num_components + 1.
+  /// label), 0 when l is not reported; size labels + 1. With grouping a piece's label
+  /// takes its group's key (spread_to_pieces).
   std::vector<uint32_t> color_key;
   /// The marks (boxes, centroid crosses) of the reported components.
   std::vector<overlay::Mark> marks;
@@ -39,9 +40,14 @@ struct Selection {
 
 GstCclComponent to_gst(const Component& c);
 
-/// Fills `out` from the reported components of a frame with num_components in all.
-/// With for_overlay false only `reported` and `table` are filled: nothing will be drawn.
-void select_components(TableView reported, uint32_t num_components, bool for_overlay,
+/// Fills `out` from the reported components of a frame whose label image holds labels
+/// 1..labels. With for_overlay false only `reported` and `table` are filled: nothing
+/// will be drawn.
+void select_components(TableView reported, uint32_t labels, bool for_overlay,
                        Selection& out);
+
+/// With grouping (group_of not empty, Result::group_of): each piece's label takes the
+/// color key of its group's label, once the groups' keys are final (after tracking).
+void spread_to_pieces(const std::vector<uint32_t>& group_of, Selection& out);
 
 }  // namespace ccl::plugin

@@ -222,8 +222,12 @@ struct Result {
   int height = 0;
   /// The level actually compared against (Otsu's when automatic), 0..255.
   int threshold_used = 0;
-  /// Every component of the frame, reported or not.
+  /// Every component of the frame, reported or not (with Options::group_gap: every group).
   uint32_t num_components = 0;
+  /// With Options::group_gap: group_of[l] is the label of the group (its first piece's
+  /// label) of the piece the label image calls l, for l up to the pieces' count; empty
+  /// without grouping, when the label image's labels are the components' own.
+  std::vector<uint32_t> group_of;
   /// The reported components (Options::min_area, max_components); with the default
   /// options all of them, components[i].label == i + 1.
   std::vector<Component> components;
@@ -272,12 +276,16 @@ inline bool reported_before(const Component& a, const Component& b) {
 /// With options.group_gap >= 0 the table's pieces are grouped first
 /// (group_components), and *count, when given, receives the number of groups.
 void select_reported(std::vector<Component>& table, const Options& options,
-                     uint32_t* count = nullptr);
+                     uint32_t* count = nullptr, std::vector<uint32_t>* group_of = nullptr);
 
 /// Pieces whose boxes come within `gap` pixels of each other (transitively) become one
 /// component each, in the order of their first piece (by label), carrying the union's
 /// box and the sums of area and moments; returns the number of groups. gap < 0: none.
-uint32_t group_components(std::vector<Component>& table, int gap);
+/// group_of (when given) receives, for each piece's label l, the label of its group
+/// (its first piece's), so that a label image's pieces can be drawn as their group;
+/// it is left empty when nothing was grouped (gap < 0).
+uint32_t group_components(std::vector<Component>& table, int gap,
+                          std::vector<uint32_t>* group_of = nullptr);
 
 /// Throws ccl::Error when the view cannot be labeled (size, stride, pointer).
 void validate(const ImageView& image, const Options& options);
