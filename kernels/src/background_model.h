@@ -353,14 +353,15 @@ CCL_HD auto with_channels(PixelFormat format, F&& f) {
 // A sample pixel, one in kGainStepX x kGainStepY, votes for the ratio of its luma to
 // its heaviest mode's (Q8, bins of 1/256 up to 4); the median of the votes is the
 // frame's gain. The median holds as long as most samples see the scene itself, not
-// objects or shadows; pixels that the camera clips (near black or white) and modes not
-// yet established do not vote. Integer votes and an integer median: the CPU and the GPU
+// objects or shadows; pixels that the camera clips (a channel near white, or luma near
+// black) and modes not yet established do not vote. Integer votes and an integer median: the CPU and the GPU
 // find the same gain.
 constexpr int kGainBins = 1024;
 constexpr int kGainStepX = 4, kGainStepY = 8;
 constexpr int32_t kGainDeadZone = 2;     // 1 +- 2/256: sensor noise, not light
 constexpr int32_t kGainMinSamples = 64;
-constexpr int32_t kGainDark = 16 << 8, kGainBright = 250 << 8;  // luma, Q8: clipped beyond
+constexpr int32_t kGainDark = 16 << 8;    // luma, Q8: too dark to measure below
+constexpr int32_t kGainBright = 250 << 8;  // any channel, Q8: clipped above
 
 template <int C>
 CCL_HD int32_t luma_of(const int32_t* v) {
@@ -377,7 +378,11 @@ CCL_HD int gain_vote(const int32_t px[C], const uint16_t* state, size_t plane, s
 CCL_UNROLL
   for (int c = 0; c < C; ++c) mean[c] = state[L::mean(0, c) * plane + i];
   const int32_t m = luma_of<C>(mean), x = luma_of<C>(px);
-  if (m < kGainDark || m > kGainBright || x < kGainDark || x > kGainBright) return -1;
+  if (m < kGainDark || x < kGainDark) return -1;
+  // A channel the camera clipped makes the luma's ratio too low: such pixels do not vote.
+CCL_UNROLL
+  for (int c = 0; c < C; ++c)
+    if (px[c] > kGainBright || mean[c] > kGainBright) return -1;
   const int32_t r = int32_t((int64_t(x) << 8) / m);
   return r < kGainBins ? r : kGainBins - 1;
 }
