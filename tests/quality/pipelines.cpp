@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <opencv2/imgproc.hpp>
 
@@ -15,6 +16,7 @@ const char* to_string(Format f) {
   switch (f) {
     case Format::RGBx: return "RGBx";
     case Format::NV12: return "NV12";
+    case Format::I420: return "I420";
     case Format::Gray8: return "GRAY8";
   }
   return "?";
@@ -56,17 +58,24 @@ void convert(const cv::Mat& rgb, Format format, Input& out) {
       cv::cvtColor(rgb, out.peer, cv::COLOR_RGB2BGR);
       break;
     }
-    case Format::NV12: {
-      // Luma per pixel; chroma of each 2x2 block from the block's mean color.
+    case Format::NV12:
+    case Format::I420: {
+      // Luma per pixel; chroma of each 2x2 block from the block's mean color: NV12
+      // interleaves U and V in one plane, I420 keeps a plane of each, (W/2) x (H/2).
+      // Both carry the same values.
+      if (W % 2 || H % 2) throw std::runtime_error("NV12 / I420 frames of odd size");
+      const bool nv12 = format == Format::NV12;
+      const int cw = W / 2, ch = H / 2;
       out.plane0.resize(size_t(W) * H);
-      out.plane1.resize(size_t(W) * (H / 2));
+      out.plane1.resize(nv12 ? size_t(W) * ch : size_t(cw) * ch);
+      out.plane2.resize(nv12 ? 0 : size_t(cw) * ch);
       for (int y = 0; y < H; ++y) {
         const uint8_t* s = rgb.ptr<uint8_t>(y);
         for (int x = 0; x < W; ++x)
           out.plane0[size_t(y) * W + x] = clamp_byte(y601(s[3 * x], s[3 * x + 1], s[3 * x + 2]));
       }
-      for (int y = 0; y < H / 2; ++y)
-        for (int x = 0; x < W / 2; ++x) {
+      for (int y = 0; y < ch; ++y)
+        for (int x = 0; x < cw; ++x) {
           double r = 0, g = 0, b = 0;
           for (int dy = 0; dy < 2; ++dy)
             for (int dx = 0; dx < 2; ++dx) {
@@ -75,17 +84,32 @@ void convert(const cv::Mat& rgb, Format format, Input& out) {
               g += p[1] / 4.0;
               b += p[2] / 4.0;
             }
-          out.plane1[size_t(y) * W + 2 * x] = clamp_byte(u601(r, g, b));
-          out.plane1[size_t(y) * W + 2 * x + 1] = clamp_byte(v601(r, g, b));
+          const uint8_t u = clamp_byte(u601(r, g, b)), v = clamp_byte(v601(r, g, b));
+          if (nv12) {
+            out.plane1[size_t(y) * W + 2 * x] = u;
+            out.plane1[size_t(y) * W + 2 * x + 1] = v;
+          } else {
+            out.plane1[size_t(y) * cw + x] = u;
+            out.plane2[size_t(y) * cw + x] = v;
+          }
         }
-      out.view.format = PixelFormat::NV12;
+      out.view.format = nv12 ? PixelFormat::NV12 : PixelFormat::I420;
       out.view.planes[0] = out.plane0.data();
       out.view.planes[1] = out.plane1.data();
-      out.view.strides[0] = out.view.strides[1] = size_t(W);
-      cv::Mat nv12(H + H / 2, W, CV_8UC1);
-      std::copy(out.plane0.begin(), out.plane0.end(), nv12.ptr<uint8_t>(0));
-      std::copy(out.plane1.begin(), out.plane1.end(), nv12.ptr<uint8_t>(H));
-      cv::cvtColor(nv12, out.peer, cv::COLOR_YUV2BGR_NV12);
+      out.view.strides[0] = size_t(W);
+      out.view.strides[1] = nv12 ? size_t(W) : size_t(cw);
+      if (!nv12) {
+        out.view.planes[2] = out.plane2.data();
+        out.view.strides[2] = size_t(cw);
+      }
+      // OpenCV's layout of both: the Y rows, then H/2 rows of W bytes holding the
+      // chroma planes one after the other (I420: all of U, then all of V).
+      cv::Mat yuv(H + ch, W, CV_8UC1);
+      uint8_t* dst = yuv.ptr<uint8_t>(0);
+      dst = std::copy(out.plane0.begin(), out.plane0.end(), dst);
+      dst = std::copy(out.plane1.begin(), out.plane1.end(), dst);
+      std::copy(out.plane2.begin(), out.plane2.end(), dst);
+      cv::cvtColor(yuv, out.peer, nv12 ? cv::COLOR_YUV2BGR_NV12 : cv::COLOR_YUV2BGR_I420);
       break;
     }
     case Format::Gray8: {
@@ -106,13 +130,7 @@ namespace {
 
 class Ours : public Detector {
  public:
-  explicit Ours(const Cleanup& c) {
-    options_.foreground = ForegroundModel::Background;  // BackgroundOptions: defaults
-    options_.close_radius = c.close_radius;
-    options_.min_area = c.min_area;
-    options_.connectivity = 8;
-    options_.write_labels = false;
-  }
+  explicit Ours(const Cleanup& c) : options_(ours_options(c)) {}
 
   void process(const Input& in, std::vector<Detection>& out, BinaryImage& mask) override {
     reference_label(in.view, options_, stage_, result_, &mask);
@@ -190,6 +208,26 @@ class Mog2 : public Detector {
 };
 
 }  // namespace
+
+Cleanup issue_cleanup(int width, int height) {
+  Cleanup c;
+  c.close_radius = 2;
+  c.min_area = uint64_t(std::llround(120.0 * double(width) * height / (640.0 * 360.0)));
+  return c;
+}
+
+Options ours_options(const Cleanup& cleanup) {
+  Options o;
+  o.foreground = ForegroundModel::Background;
+  // The model's settings: BackgroundOptions' defaults (history 500, variance threshold
+  // 16, shadows detected, light compensation on), as the issue's users run it.
+  o.background = BackgroundOptions{};
+  o.close_radius = cleanup.close_radius;
+  o.min_area = cleanup.min_area;
+  o.connectivity = 8;
+  o.write_labels = false;
+  return o;
+}
 
 std::unique_ptr<Detector> make_ours(const Cleanup& cleanup) { return std::make_unique<Ours>(cleanup); }
 std::unique_ptr<Detector> make_mog2(const Cleanup& cleanup) { return std::make_unique<Mog2>(cleanup); }

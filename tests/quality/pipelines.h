@@ -1,7 +1,8 @@
-// The two detectors the quality suite compares, fed the same frames:
-//  - ours: ccl::ForegroundStage (ForegroundModel::Background) with a 5x5 closing,
-//    label_binary (8-connected), select_reported (min_area), ccl::Tracker;
-//  - the peer: OpenCV's MOG2 with its defaults, the same 5x5 closing (cv::morphologyEx),
+// The two detectors the quality suite compares, fed the same frames, with the settings
+// of the users who reported the issue (close radius 2, min area 120 at 640x360):
+//  - ours: reference_label with ccl::ForegroundStage (ForegroundModel::Background) and
+//    the options of ours_options(), then ccl::Tracker;
+//  - the peer: OpenCV's MOG2 with its defaults, the same closing (cv::morphologyEx),
 //    connectedComponentsWithStats (8-connected), the same min_area; its components go
 //    through the same ccl::Tracker so that the id columns compare like with like.
 #pragma once
@@ -21,17 +22,18 @@
 namespace ccl::quality {
 
 /// The pixel formats a sequence is run in.
-enum class Format { RGBx, NV12, Gray8 };
+enum class Format { RGBx, NV12, I420, Gray8 };
 const char* to_string(Format f);
 
-/// One frame as both detectors see it. Ours reads `view` (RGBx, NV12 limited-range
-/// BT.601 with 2x2 chroma, or GRAY8 = ccl's BT.601 luma); the peer reads `peer`, the
-/// same content as OpenCV takes it: BGR for RGBx, the NV12 frame converted to BGR by
-/// OpenCV (so both see the same subsampled chroma), the same gray plane for GRAY8.
+/// One frame as both detectors see it. Ours reads `view` (RGBx; NV12 or I420,
+/// limited-range BT.601, each 2x2 block's chroma from the block's mean color; or GRAY8
+/// = ccl's BT.601 luma); the peer reads `peer`, the same content as OpenCV takes it: BGR
+/// for RGBx, the NV12 or I420 frame converted to BGR by OpenCV (COLOR_YUV2BGR_NV12 /
+/// _I420, so both see the same subsampled chroma), the same gray plane for GRAY8.
 struct Input {
   ImageView view;
   cv::Mat peer;
-  std::vector<uint8_t> plane0, plane1;  // storage behind view
+  std::vector<uint8_t> plane0, plane1, plane2;  // storage behind view
 };
 void convert(const cv::Mat& rgb, Format format, Input& out);
 
@@ -44,8 +46,21 @@ struct Detection {
 /// Settings both detectors share.
 struct Cleanup {
   int close_radius = 2;  // (2r+1)^2 square: 5x5
-  uint64_t min_area = 30;
+  uint64_t min_area = 120;
 };
+
+/// The issue's settings for a width x height frame: close radius 2, and min_area 120 at
+/// 640x360 scaled by the frame's area (40 at 320x240). The same scene at a lower
+/// resolution shows every object over proportionally fewer pixels, so the floor that
+/// keeps the same objects (and drops specks of the same relative size) scales with the
+/// area; noise specks that survive the closing are a few pixels whatever the size, far
+/// below either floor.
+Cleanup issue_cleanup(int width, int height);
+
+/// Our pipeline's options: the background model and the cleanup. Every setting of ours
+/// is made here, and only here (the model's own options included), so that a change of
+/// the model's settings is one edit.
+Options ours_options(const Cleanup& cleanup);
 
 class Detector {
  public:

@@ -158,6 +158,17 @@ constexpr int kContactGrow = 2;
 // tracker is designed to see through, with a margin for the frame or two a detector's
 // mask may stay joined beyond the contact (soft rims, noise in the gap).
 constexpr int kLongestContact = 10;
+// A still object becomes background once the old scene's mode holds less than 90 % of
+// the weight. Learning at 1/(2m) in frame m (the first history/2 frames), with the
+// prior of 0.05 that starves unsupported modes, the old mode keeps about
+// (n / (n + k))^0.475 of its share k frames after a stop that began in frame n: it falls
+// below 0.9 at k = 0.25 n. Stops are kept to 0.18 n (the older objects' random stops)
+// and the recipe's long stop to 0.2 n, so that a model that works as specified sees
+// them as foreground in every frame of the stop.
+constexpr double kStopShare = 0.18;
+constexpr double kLongStopShare = 0.2;
+// The recipe's objects: texture and the scene under it mixed 55/45.
+constexpr float kTextureShare = 0.55f;
 
 struct Object {
   int id = 0;
@@ -165,7 +176,8 @@ struct Object {
   cv::Mat alpha;    // CV_32F coverage, 0..1 (a one-pixel soft edge)
   cv::Mat solid;    // CV_8U alpha >= 0.5 (what the truth calls the object)
   cv::Mat grown;    // CV_8U solid grown by kContactGrow, (2 (half + grow) + 1)^2
-  cv::Mat color;    // CV_32FC3 RGB
+  cv::Mat color;    // CV_32FC3 RGB (the recipe's objects: the texture before the blend)
+  double sign = 0;  // the recipe's objects: +1 brighter than the scene, -1 darker; 0: older ones
   cv::Mat shadow;   // CV_32F darkening weight 0..1, (2 (half + pad) + 1)^2
   float shadow_gain = 0.7f;  // what the scene is multiplied by under the full shadow
   cv::Point shadow_offset;
@@ -173,6 +185,7 @@ struct Object {
   std::vector<cv::Point2d> path;
   double speed = 1;  // pixels per frame
   int stop = 0;      // frames it stands at path[1]
+  bool bounces = false;  // its path touches a frame edge between inner points
 
   double length(size_t from, size_t to) const {
     double l = 0;
@@ -225,18 +238,26 @@ struct Sequence::Impl {
   std::vector<Object> objects;
 
   double gain(int t) const {
-    return 1.0 + spec.illumination * (spec.frames > 1 ? double(t) / (spec.frames - 1) : 0.0);
+    double g = 1.0 + spec.illumination * (spec.frames > 1 ? double(t) / (spec.frames - 1) : 0.0);
+    if (spec.drift != 0) {
+      const int period = spec.drift_period > 0 ? spec.drift_period : spec.frames;
+      g *= 1.0 + spec.drift * std::sin(2 * 3.14159265358979 * t / period);
+    }
+    if (spec.light_step != 0 && t >= spec.step_frame) g *= 1.0 + spec.light_step;
+    return g;
   }
+
+  bool recipe() const { return spec.contrast > 0; }
 
   /// Draws one object: silhouette, texture, shadow and path.
   Object make_object(int id, const std::vector<Photo>& photos, const cv::Scalar& scene_mean,
-                     double light_angle, Rng& rng) const {
+                     double light_angle, double first_sign, Rng& rng) const {
     const int W = spec.width, H = spec.height;
     const double size = std::min(W, H);
     Object o;
     o.id = id;
     // Silhouette: a rotated ellipse whose rim wobbles (blobs, not discs).
-    const double r = rng.uniform(0.055, 0.10) * size;
+    const double r = rng.uniform(0.055, 0.10) * size * spec.object_scale;
     const double rx = r * rng.uniform(0.7, 1.0), ry = r * rng.uniform(0.7, 1.0);
     const double wobble = rng.uniform(0.0, 0.18), phase = rng.uniform(0, 6.283);
     const int lobes = rng.integer(2, 4);
@@ -255,28 +276,34 @@ struct Sequence::Impl {
     cv::copyMakeBorder(o.solid, o.grown, kContactGrow, kContactGrow, kContactGrow, kContactGrow,
                        cv::BORDER_CONSTANT, 0);
     cv::dilate(o.grown, o.grown, cv::Mat::ones(2 * kContactGrow + 1, 2 * kContactGrow + 1, CV_8U));
-    // Texture: cut from another photograph, its contrast lowered, slightly tinted, and
-    // its mean pulled toward the scene's: the object differs from the scene by texture
-    // and a modest shift of color, as real things do, not by being a bright blob.
+    // Texture: cut from another photograph. The older objects: its contrast lowered,
+    // slightly tinted, and its mean pulled toward the scene's: the object differs from
+    // the scene by texture and a modest shift of color, as real things do, not by being
+    // a bright blob. The recipe's: blended with the scene as they move (render()).
     const Photo& src = photo(photos, spec.textures[size_t(rng.integer(0, int(spec.textures.size()) - 1))]);
     o.color = crop(src, side, side, rng.uniform(0.08, 0.3), rng);
-    const cv::Scalar mean = cv::mean(o.color, o.alpha > 0.5f);
-    const double contrast = rng.uniform(0.45, 0.75), pull = rng.uniform(0.45, 0.75);
-    for (int ch = 0; ch < 3; ++ch) {
-      const double tint = rng.uniform(0.9, 1.1);
-      const double target = ((1 - pull) * mean[ch] + pull * scene_mean[ch]) * tint;
-      for (int y = 0; y < side; ++y)
-        for (int x = 0; x < side; ++x) {
-          float& v = o.color.ptr<float>(y)[3 * x + ch];
-          v = float(std::clamp(target + contrast * (v - mean[ch]), 0.0, 255.0));
-        }
+    if (recipe()) {
+      o.sign = id % 2 ? first_sign : -first_sign;
+    } else {
+      const cv::Scalar mean = cv::mean(o.color, o.alpha > 0.5f);
+      const double contrast = rng.uniform(0.45, 0.75), pull = rng.uniform(0.45, 0.75);
+      for (int ch = 0; ch < 3; ++ch) {
+        const double tint = rng.uniform(0.9, 1.1);
+        const double target = ((1 - pull) * mean[ch] + pull * scene_mean[ch]) * tint;
+        for (int y = 0; y < side; ++y)
+          for (int x = 0; x < side; ++x) {
+            float& v = o.color.ptr<float>(y)[3 * x + ch];
+            v = float(std::clamp(target + contrast * (v - mean[ch]), 0.0, 255.0));
+          }
+      }
     }
     // Shadow: the silhouette, blurred (a soft penumbra), offset along the light.
     const int sh = o.half + kShadowPad;
     cv::Mat hard = cv::Mat::zeros(2 * sh + 1, 2 * sh + 1, CV_32F);
     o.alpha.copyTo(hard(cv::Rect(kShadowPad, kShadowPad, side, side)));
     o.shadow = blur(hard, kShadowSigma);
-    o.shadow_gain = float(rng.uniform(0.6, 0.75));
+    o.shadow_gain = recipe() ? float(rng.uniform(spec.shadow_gain - 0.03, spec.shadow_gain + 0.03))
+                             : float(rng.uniform(0.6, 0.75));
     const double reach = rng.uniform(0.6, 1.0) * o.half;
     o.shadow_offset = cv::Point(int(std::lround(reach * std::cos(light_angle))),
                                 int(std::lround(reach * std::sin(light_angle))));
@@ -297,27 +324,58 @@ struct Sequence::Impl {
     int exit = rng.integer(0, 2);
     if (exit >= entry) ++exit;
     o.path.push_back(edge_point(entry));
-    const int inner = rng.integer(1, 2);
+    const bool long_stop = spec.long_stop > 0 && id == 1;
+    const int inner = long_stop ? 1 : rng.integer(1, 2);
     for (int i = 0; i < inner; ++i)
       o.path.emplace_back(rng.uniform(0.2, 0.8) * W, rng.uniform(0.2, 0.8) * H);
+    if (recipe() && !long_stop && rng.chance(0.5)) {
+      // A bounce: on to an edge, the silhouette touching it, and back in through
+      // another inner point.
+      const double f = rng.uniform(0.2, 0.8), in = o.half + 1;
+      switch (rng.integer(0, 3)) {
+        case 0: o.path.emplace_back(in, f * H); break;
+        case 1: o.path.emplace_back(W - 1 - in, f * H); break;
+        case 2: o.path.emplace_back(f * W, in); break;
+        default: o.path.emplace_back(f * W, H - 1 - in); break;
+      }
+      o.path.emplace_back(rng.uniform(0.2, 0.8) * W, rng.uniform(0.2, 0.8) * H);
+      o.bounces = true;
+    }
     o.path.push_back(edge_point(exit));
 
     // Timing: start staggered over the first 40 %; a stop at the first inner point for
-    // about half of them. A model with history 500 learns at 1/min(2n, 500) at frame n,
-    // so a still object becomes background after about 0.23 n frames (0.1 of the
-    // weight moves to it); stops are kept below 0.18 n so that they stay foreground in
-    // every frame for a model that works as specified.
-    const double unit = W / 320.0;
-    o.speed = rng.uniform(1.2, 3.0) * unit;
+    // about half of them, kept to kStopShare of its arrival frame so that it stays
+    // foreground in every frame for a model that works as specified (see kStopShare).
+    // Speeds scale with the frame, and larger objects move faster (nearer the camera),
+    // so that crossings take no longer than with objects of the default size.
+    const double unit = W / 320.0 * std::max(1.0, spec.object_scale);
+    // The recipe's objects move faster (more objects, more crossings: each must stay
+    // shorter than kLongestContact).
+    const double slowest = recipe() ? 1.8 : 1.2, fastest = recipe() ? 4.0 : 3.0, hurry = fastest + 1;
+    o.speed = rng.uniform(slowest, fastest) * unit;
     o.start = rng.integer(2, int(spec.frames * 0.4));
-    const bool stops = id == 1 || rng.chance(0.5);
+    if (long_stop) {
+      // The long stop: arrival no earlier than the stop allows (kLongStopShare), up to
+      // 10 frames later; hurry when the way out does not fit. A plan that still does not
+      // fit is drawn again (plan()).
+      o.stop = spec.long_stop;
+      const int earliest = int(std::ceil(o.stop / kLongStopShare)) + rng.integer(0, 10);
+      for (int tries = 0; tries < 50; ++tries) {
+        o.start = std::max(2, earliest - int(std::floor(o.length(0, 1) / o.speed)));
+        while (o.arrival() < earliest) ++o.start;
+        if (o.finish() <= spec.frames - 4 || o.speed >= hurry * unit) break;
+        o.speed = std::min(hurry * unit, o.speed * 1.15);
+      }
+      return o;
+    }
+    const bool stops = (id == 1 && spec.long_stop <= 0) || rng.chance(0.5);
     const int wanted_stop = stops ? rng.integer(15, 40) : 0;
     for (int tries = 0; tries < 50; ++tries) {
-      o.stop = std::min(wanted_stop, int(0.18 * o.arrival()));
+      o.stop = std::min(wanted_stop, int(kStopShare * o.arrival()));
       if (o.stop < 10) o.stop = 0;
       if (o.finish() <= spec.frames - 4) break;
       // Too slow to leave in time: hurry, and failing that, set off earlier.
-      if (o.speed < 4.0 * unit) o.speed = std::min(4.0 * unit, o.speed * 1.15);
+      if (o.speed < hurry * unit) o.speed = std::min(hurry * unit, o.speed * 1.15);
       else o.start = std::max(2, o.start - 5);
     }
     return o;
@@ -343,7 +401,11 @@ struct Sequence::Impl {
     SequenceStats st;
     for (const Object& o : objects) {
       if (o.stop >= 10) ++st.stopped_objects;
-      st.longest_stop = std::max(st.longest_stop, o.stop);
+      if (o.stop > st.longest_stop) {
+        st.longest_stop = o.stop;
+        st.longest_stop_start = o.arrival();
+      }
+      st.bounces += o.bounces;
       st.last_exit = std::max(st.last_exit, o.finish());
     }
     for (size_t i = 0; i < objects.size(); ++i)
@@ -367,33 +429,36 @@ struct Sequence::Impl {
 
   void plan(const std::vector<Photo>& photos) {
     if (spec.objects < 1 || spec.objects > 8 || spec.textures.empty() || spec.width < 64 ||
-        spec.height < 64 || spec.frames < 60)
+        spec.height < 64 || spec.frames < 60 || spec.object_scale <= 0 || spec.contrast < 0 ||
+        spec.long_stop < 0)
       throw std::runtime_error("sequence " + spec.name + ": spec out of range");
     // The scene: a crop of most of the photograph.
     Rng scene_rng(test::splitmix64(spec.seed));
     background = crop(photo(photos, spec.background), spec.width, spec.height,
                       scene_rng.uniform(0.75, 1.0), scene_rng);
     const cv::Scalar scene_mean = cv::mean(background);
-    // Plans are drawn until one has a crossing, a stop and no contact longer than a
-    // tracker can bridge, so that every sequence exercises all three; the attempt is
-    // derived from the seed, so this stays deterministic.
+    // Plans are drawn until one has a crossing, a stop (the long one when asked for), a
+    // bounce (the recipe's objects) and no contact longer than a tracker can bridge, so
+    // that every sequence exercises them all; the attempt is derived from the seed, so
+    // this stays deterministic.
     for (int attempt = 1; attempt <= 2000; ++attempt) {
       Rng rng(test::splitmix64(spec.seed * 1000003u + uint64_t(attempt)));
       const double light = rng.uniform(0, 6.283);
+      const double first_sign = recipe() && rng.chance(0.5) ? -1 : 1;
       objects.clear();
       bool fits = true;
       for (int i = 1; i <= spec.objects; ++i) {
-        objects.push_back(make_object(i, photos, scene_mean, light, rng));
+        objects.push_back(make_object(i, photos, scene_mean, light, first_sign, rng));
         fits = fits && objects.back().finish() <= spec.frames - 4;
       }
       if (!fits) continue;
       stats = measure();
       stats.attempts = attempt;
-      if (stats.crossing_pairs >= 1 && stats.longest_stop >= 15 &&
-          stats.longest_contact <= kLongestContact)
+      if (stats.crossing_pairs >= 1 && stats.longest_stop >= std::max(15, spec.long_stop) &&
+          stats.longest_contact <= kLongestContact && (!recipe() || stats.bounces >= 1))
         return;
     }
-    throw std::runtime_error("sequence " + spec.name + ": no plan with a crossing, a stop and short contacts");
+    throw std::runtime_error("sequence " + spec.name + ": no plan with a crossing, a stop, a bounce and short contacts");
   }
 };
 
@@ -410,6 +475,7 @@ const SequenceSpec& Sequence::spec() const { return impl_->spec; }
 const SequenceStats& Sequence::stats() const { return impl_->stats; }
 
 cv::Mat Sequence::scene(int t) const { return impl_->background * impl_->gain(t); }
+double Sequence::gain(int t) const { return impl_->gain(t); }
 
 void Sequence::render(int t, cv::Mat& rgb, FrameTruth& truth, cv::Mat* clean) const {
   const Impl& d = *impl_;
@@ -422,7 +488,7 @@ void Sequence::render(int t, cv::Mat& rgb, FrameTruth& truth, cv::Mat* clean) co
   // Shadows fall on the scene; where two overlap the darker one wins (one light).
   cv::Mat light(H, W, CV_32F, cv::Scalar(1.0f));
   for (size_t i = 0; i < d.objects.size(); ++i) {
-    if (!present[i]) continue;
+    if (!present[i] || !d.spec.shadows) continue;
     const Object& o = d.objects[i];
     const int sh = o.half + kShadowPad;
     const cv::Rect box(where[i].x + o.shadow_offset.x - sh, where[i].y + o.shadow_offset.y - sh,
@@ -452,13 +518,40 @@ void Sequence::render(int t, cv::Mat& rgb, FrameTruth& truth, cv::Mat* clean) co
     const Object& o = d.objects[i];
     const cv::Rect box(where[i].x - o.half, where[i].y - o.half, 2 * o.half + 1, 2 * o.half + 1);
     const cv::Rect in = box & frame;
+    // The recipe's object: 0.55 texture + 0.45 scene, plus the offset per channel that
+    // puts the mean over its pixels (alpha >= 0.5, in the frame) `contrast` levels from
+    // the scene's there: the scene's own structure shows through, the object differs
+    // by the offset and by how its texture departs from the scene.
+    float offset[3] = {0, 0, 0};
+    if (o.sign != 0) {
+      double sum[3] = {0, 0, 0};
+      int n = 0;
+      for (int y = in.y; y < in.y + in.height; ++y)
+        for (int x = in.x; x < in.x + in.width; ++x) {
+          if (o.alpha.at<float>(y - box.y, x - box.x) < 0.5f) continue;
+          const float* c = o.color.ptr<float>(y - box.y) + 3 * (x - box.x);
+          const float* b = d.background.ptr<float>(y) + 3 * x;
+          for (int k = 0; k < 3; ++k) sum[k] += kTextureShare * (c[k] - b[k]);
+          ++n;
+        }
+      for (int k = 0; k < 3; ++k)
+        offset[k] = float(o.sign * d.spec.contrast - (n ? sum[k] / n : 0.0));
+    }
     for (int y = in.y; y < in.y + in.height; ++y)
       for (int x = in.x; x < in.x + in.width; ++x) {
         const float a = o.alpha.at<float>(y - box.y, x - box.x);
         if (a <= 0) continue;
         const float* c = o.color.ptr<float>(y - box.y) + 3 * (x - box.x);
         float* p = img.ptr<float>(y) + 3 * x;
-        for (int k = 0; k < 3; ++k) p[k] = p[k] * (1 - a) + c[k] * a;
+        if (o.sign != 0) {
+          const float* b = d.background.ptr<float>(y) + 3 * x;
+          for (int k = 0; k < 3; ++k) {
+            const float v = std::clamp(kTextureShare * c[k] + (1 - kTextureShare) * b[k] + offset[k], 0.0f, 255.0f);
+            p[k] = p[k] * (1 - a) + v * a;
+          }
+        } else {
+          for (int k = 0; k < 3; ++k) p[k] = p[k] * (1 - a) + c[k] * a;
+        }
         if (a >= 0.5f) truth.owner[size_t(y) * W + x] = uint8_t(o.id);
       }
   }
