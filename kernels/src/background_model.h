@@ -32,6 +32,7 @@ namespace ccl::bg {
 
 constexpr int kModes = 4;
 constexpr int32_t kOne = 65536;  // weight 1.0 in Q16 (stored as at most 65535)
+constexpr int32_t kWhite = 255 << 8;  // the brightest mean, Q8
 
 /// Parameters of one frame's step, all fixed point, computed once per frame on the host
 /// (step_params) and passed by value to every pixel.
@@ -145,12 +146,27 @@ CCL_HD bool is_shadow(const Modes<C>& s, int n, const int32_t x[C], const StepPa
 CCL_UNROLL
   for (int k = 0; k < kModes; ++k) {
     if (k >= n) break;
+    // A channel whose mean is white may be clipped: the scene is at least that bright
+    // there, by an unknown amount (a bright wall after the lights went up). The ratio
+    // is measured on the other channels, and a clipped one only tells that a shadow is
+    // not darker there than the ratio makes the white.
+    bool clipped[C];
     int64_t num = 0, den = 0;
 CCL_UNROLL
     for (int c = 0; c < C; ++c) {
-      const int64_t xc = x[c], mc = s.m[k][c];
-      num += xc * mc;
-      den += mc * mc;
+      clipped[c] = s.m[k][c] >= kWhite;
+      if (clipped[c]) continue;
+      num += int64_t(x[c]) * s.m[k][c];
+      den += int64_t(s.m[k][c]) * s.m[k][c];
+    }
+    if (den == 0) {  // every channel white (or black): the plain test
+      num = 0;
+CCL_UNROLL
+      for (int c = 0; c < C; ++c) {
+        clipped[c] = false;
+        num += int64_t(x[c]) * s.m[k][c];
+        den += int64_t(s.m[k][c]) * s.m[k][c];
+      }
     }
     if (den == 0) return false;
     if (num <= den && num * 256 >= int64_t(p.shadow_floor) * den) {
@@ -158,9 +174,8 @@ CCL_UNROLL
       int64_t dist = 0;
 CCL_UNROLL
       for (int c = 0; c < C; ++c) {
-        const int64_t mc = s.m[k][c], xc = x[c];
-        const int64_t d = ((a * mc) >> 16) - xc;
-        dist += d * d;
+        const int64_t d = ((a * s.m[k][c]) >> 16) - x[c];
+        if (!clipped[c] || d > 0) dist += d * d;
       }
       if (dist < ((p.match_bg * s.v[k]) * ((a * a) >> 16)) >> 16) return true;
     }
@@ -173,7 +188,7 @@ CCL_UNROLL
 /// Every mode's means scaled by the frame's gain (Q8, 256: none), within the 8-bit
 /// range: the scene under the new light. Black (0) stays black, so a mean scales as the
 /// light reflected from it does; a mean that the light saturates stays at white, as the
-/// camera's pixel does.
+/// camera's pixel does, and stays there when the light falls again.
 template <int C>
 CCL_HD void apply_gain(Modes<C>& s, int n, int32_t gain) {
 CCL_UNROLL
@@ -181,8 +196,11 @@ CCL_UNROLL
     if (k >= n) break;
 CCL_UNROLL
     for (int c = 0; c < C; ++c) {
+      // A white mean may stand for any brightness the camera clipped: it stays white
+      // when the light falls too (a clipped sky dimmed by 1 % is still clipped).
+      if (s.m[k][c] >= kWhite) continue;
       const int32_t m = (s.m[k][c] * gain + 128) >> 8;
-      s.m[k][c] = m > (255 << 8) ? (255 << 8) : m;
+      s.m[k][c] = m > kWhite ? kWhite : m;
     }
   }
 }
