@@ -2,11 +2,14 @@
 #include "pipelines.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <stdexcept>
 
 #include <opencv2/imgproc.hpp>
 
+#include "ccl/cuda_engine.h"
 #include "ccl/luma.h"
 #include "ccl/reference.h"
 
@@ -128,12 +131,28 @@ void convert(const cv::Mat& rgb, Format format, Input& out) {
 
 namespace {
 
+std::atomic<uint64_t> compared_frames{0}, mismatched_frames{0};
+
 class Ours : public Detector {
  public:
-  explicit Ours(const Cleanup& c) : options_(ours_options(c)) {}
+  explicit Ours(const Cleanup& c) : options_(ours_options(c)) {
+    if (ours_backend() == "cuda") engine_ = std::make_unique<cuda::Engine>();
+  }
 
   void process(const Input& in, std::vector<Detection>& out, BinaryImage& mask) override {
     reference_label(in.view, options_, stage_, result_, &mask);
+    if (engine_) {
+      // The GPU's frame is the one scored; the CPU's must be the same, bit for bit.
+      Result gpu;
+      engine_->label_host(in.view, options_, gpu);
+      engine_->copy_mask(gpu_mask_);
+      ++compared_frames;
+      if (gpu_mask_ != mask.pixels || gpu.components != result_.components ||
+          gpu.num_components != result_.num_components)
+        ++mismatched_frames;
+      result_ = std::move(gpu);
+      mask.pixels = gpu_mask_;
+    }
     tracker_.update(in.view.width, in.view.height, result_.components, tracks_);
     out.clear();
     for (size_t i = 0; i < result_.components.size(); ++i) {
@@ -148,6 +167,8 @@ class Ours : public Detector {
   Tracker tracker_;
   Result result_;
   std::vector<TrackInfo> tracks_;
+  std::unique_ptr<cuda::Engine> engine_;
+  std::vector<uint8_t> gpu_mask_;
 };
 
 class Mog2 : public Detector {
@@ -215,6 +236,14 @@ Cleanup issue_cleanup(int width, int height) {
   c.min_area = uint64_t(std::llround(120.0 * double(width) * height / (640.0 * 360.0)));
   return c;
 }
+
+std::string ours_backend() {
+  const char* b = std::getenv("CCL_QUALITY_BACKEND");
+  return b && *b ? b : "cpu";
+}
+
+uint64_t backend_frames() { return compared_frames.load(); }
+uint64_t backend_mismatches() { return mismatched_frames.load(); }
 
 Options ours_options(const Cleanup& cleanup) {
   Options o;

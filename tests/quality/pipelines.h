@@ -60,6 +60,15 @@ Cleanup issue_cleanup(int width, int height);
 /// Our pipeline's options: the background model and the cleanup. Every setting of ours
 /// is made here, and only here (the model's own options included), so that a change of
 /// the model's settings is one edit.
+/// The backend of ours' detector: CCL_QUALITY_BACKEND, "cpu" (the default) or "cuda".
+/// With cuda each frame runs on the GPU (ccl::cuda::Engine) and is scored from there,
+/// after the CPU stage's frame was computed too and compared with it: mask, table and
+/// count. backend_frames() counts those comparisons, backend_mismatches() the frames
+/// that differed (0 unless the GPU and the CPU disagree).
+std::string ours_backend();
+uint64_t backend_frames();
+uint64_t backend_mismatches();
+
 Options ours_options(const Cleanup& cleanup);
 
 class Detector {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include <opencv2/imgcodecs.hpp>
+#include <fstream>
 #include <opencv2/imgproc.hpp>
 
 #include "fetch_util.h"
@@ -26,11 +26,26 @@ namespace ccl::quality {
 
 namespace {
 
+/// A binary PPM (P6, 8 bits) as BGR, as cv::imread would give it; empty when the file
+/// is not one.
+cv::Mat read_ppm(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string magic;
+  int w = 0, h = 0, top = 0;
+  if (!(in >> magic >> w >> h >> top) || magic != "P6" || w < 1 || h < 1 || top != 255) return {};
+  in.get();  // the one whitespace byte before the pixels
+  cv::Mat rgb(h, w, CV_8UC3);
+  if (!in.read(reinterpret_cast<char*>(rgb.data), std::streamsize(rgb.total() * 3))) return {};
+  cv::Mat bgr;
+  cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
+  return bgr;
+}
+
 std::vector<Photo> load_photos(std::string* why) {
   // The color photographs live beside the gray cache, so that a cache filled elsewhere
   // (CCL_TESTDATA_DIR) serves this suite too.
   const fs::path dir = test::testdata_dir();
-  const fs::path images = dir / "color";
+  const fs::path images = dir / "color-ppm";
   if (!fs::exists(images / "MANIFEST")) {
     const char* env = std::getenv("CCL_FETCH_COLOR_SCRIPT");
     const std::string script = env && *env ? env : CCL_FETCH_COLOR_SCRIPT;
@@ -52,7 +67,7 @@ std::vector<Photo> load_photos(std::string* why) {
   for (const test::ManifestEntry& e : test::read_manifest(images)) {
     Photo p;
     p.name = e.name;
-    const cv::Mat bgr = cv::imread((images / e.file).string(), cv::IMREAD_COLOR);
+    const cv::Mat bgr = read_ppm(images / e.file);
     if (bgr.empty()) {
       *why = "cannot decode " + (images / e.file).string();
       return {};
