@@ -90,13 +90,17 @@ __global__ void __launch_bounds__(kPixelBlock)
   }
 }
 
-/// The votes of the gain's sample pixels (bg::gain_vote), counted per block in shared
-/// memory: the votes of a frame fall in a few bins, so few reach the global histogram.
+/// The frame's gain in one launch: each block counts the votes of its share of the
+/// sample pixels (bg::gain_vote) in shared memory (a frame's votes fall in a few bins,
+/// so few reach the global histogram); the last block to finish finds the median
+/// (bg::gain_of) and clears the histogram for the next frame.
 template <class Reader>
 __global__ void __launch_bounds__(kPixelBlock)
-    gain_votes_kernel(bg::Planes frame, int width, int height, const uint16_t* state,
-                      size_t plane, uint32_t* votes) {
+    gain_kernel(bg::Planes frame, int width, int height, const uint16_t* state, size_t plane,
+                bg::StepParams p, GainState* g) {
+  constexpr int kPerThread = bg::kGainBins / kPixelBlock;
   __shared__ uint32_t local[bg::kGainBins];
+  __shared__ bool last;
   for (int b = threadIdx.x; b < bg::kGainBins; b += kPixelBlock) local[b] = 0;
   __syncthreads();
   const unsigned cols = unsigned(width + bg::kGainStepX - 1) / bg::kGainStepX;
@@ -111,21 +115,29 @@ __global__ void __launch_bounds__(kPixelBlock)
   }
   __syncthreads();
   for (int b = threadIdx.x; b < bg::kGainBins; b += kPixelBlock)
-    if (local[b]) atomicAdd(&votes[b], local[b]);
-}
-
-/// The frame's gain from the votes: one thread per bin, the one holding the median
-/// writes it (bg::gain_of).
-__global__ void __launch_bounds__(bg::kGainBins)
-    gain_kernel(const uint32_t* votes, bg::StepParams p, int32_t* gain) {
-  using Scan = cub::BlockScan<uint32_t, bg::kGainBins>;
+    if (local[b]) atomicAdd(&g->votes[b], local[b]);
+  // Every block's votes are in the histogram before the last block reads it.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&g->blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  using Scan = cub::BlockScan<uint32_t, kPixelBlock>;
   __shared__ typename Scan::TempStorage temp;
-  const int b = threadIdx.x;
-  const uint32_t v = votes[b];
-  uint32_t before = 0, total = 0;
+  uint32_t v[kPerThread], before[kPerThread];
+  const int first = threadIdx.x * kPerThread;
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    v[k] = atomicExch(&g->votes[first + k], 0u);  // read, and cleared for the next frame
+  }
+  uint32_t total = 0;
   Scan(temp).ExclusiveSum(v, before, total);
-  if (bg::median_bin(before, v, total)) *gain = bg::gain_of(b, total, p);
-  else if (total == 0 && b == 0) *gain = 256;
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k)
+    if (bg::median_bin(before[k], v[k], total)) g->gain = bg::gain_of(first + k, total, p);
+  if (total == 0 && threadIdx.x == 0) g->gain = 256;
+  if (threadIdx.x == 0) g->blocks_done = 0;
 }
 
 /// The global threshold written as a mask, for frames whose mask is cleaned.
@@ -196,7 +208,7 @@ void morph(dim3 grid, uint8_t* mask, uint8_t* scratch, int width, int height, si
 unsigned pixel_blocks(size_t pixels) { return ceil_div(pixels, kPixelBlock); }
 
 /// The gain's votes need few blocks: each one loops over its share of the samples.
-constexpr unsigned kMaxGainBlocks = 128;
+constexpr unsigned kMaxGainBlocks = 1024;
 
 }  // namespace
 
@@ -223,7 +235,11 @@ bool ForegroundPass::reserve(const ImageView& image, const Options& options) {
       moved = true;
       frames_ = 0;
     }
-    moved |= gain_.reserve(bg::kGainBins + 1, "cudaMalloc (light gain)");
+    if (gain_.reserve(1, "cudaMalloc (light gain)")) {
+      // The votes and the count start at zero; the gain kernel keeps them so.
+      CCL_CUDA_CHECK(cudaMemset(gain_.get(), 0, sizeof(GainState)));
+      moved = true;
+    }
   }
   return moved;
 }
@@ -260,23 +276,20 @@ Foreground ForegroundPass::enqueue(const ImageView& image, const Options& option
       planes.stride[p] = image.strides[p];
     }
     const size_t plane = round_up(pixels, kPitchAlign);
-    int32_t* gain = params.compensate ? reinterpret_cast<int32_t*>(gain_.get() + bg::kGainBins)
-                                      : nullptr;
+    GainState* g = params.compensate ? gain_.get() : nullptr;
     bg::with_channels(image.format, [&](auto reader) {
       using Reader = decltype(reader);
-      if (gain) {
-        gain_.fill_bytes(0, bg::kGainBins, stream);
+      if (g) {
         const size_t samples = size_t((w + bg::kGainStepX - 1) / bg::kGainStepX) *
                                size_t((h + bg::kGainStepY - 1) / bg::kGainStepY);
         const unsigned blocks = std::min(pixel_blocks(samples), kMaxGainBlocks);
-        gain_votes_kernel<Reader><<<blocks, kPixelBlock, 0, stream>>>(planes, w, h, state_.get(),
-                                                                      plane, gain_.get());
-        check_launch("gain_votes_kernel");
-        gain_kernel<<<1, bg::kGainBins, 0, stream>>>(gain_.get(), params, gain);
+        gain_kernel<Reader><<<blocks, kPixelBlock, 0, stream>>>(planes, w, h, state_.get(), plane,
+                                                                params, g);
         check_launch("gain_kernel");
       }
       model_kernel<Reader><<<pixel_blocks((pixels + 1) / 2), kPixelBlock, 0, stream>>>(
-          planes, w, pixels, state_.get(), plane, params, gain, first_region, mask_.get(), mp);
+          planes, w, pixels, state_.get(), plane, params, g ? &g->gain : nullptr, first_region,
+          mask_.get(), mp);
     });
     check_launch("model_kernel");
   } else if (options.foreground == ForegroundModel::Local) {
@@ -348,7 +361,9 @@ void ForegroundPass::poison(int byte, int width, int height, cudaStream_t stream
   mask_.fill_bytes(byte, bytes, stream);
   scratch_.fill_bytes(byte, bytes, stream);
   local_.poison(byte, width, height, stream);
-  gain_.fill_bytes(byte, gain_.capacity(), stream);
+  // Only the gain itself: the votes are an accumulator that the kernel leaves at zero.
+  if (gain_.capacity())
+    CCL_CUDA_CHECK(cudaMemsetAsync(&gain_.get()->gain, byte, sizeof(int32_t), stream));
   if (frames_ <= 1) state_.fill_bytes(byte, state_.capacity(), stream);
 }
 

@@ -19,6 +19,15 @@
 
 namespace ccl::cuda {
 
+/// Where the light's gain is found on the device (BackgroundOptions::compensate_light):
+/// the votes, the count of blocks done, the frame's gain (Q8). The votes and the count
+/// are zero between frames: the gain kernel's last block clears them.
+struct GainState {
+  uint32_t votes[bg::kGainBins];
+  uint32_t blocks_done;
+  int32_t gain;
+};
+
 class ForegroundPass {
  public:
   /// Device memory for frames like `image` under `options` (the model's state, the
@@ -57,7 +66,7 @@ class ForegroundPass {
  private:
   DeviceBuffer<uint16_t> state_;
   DeviceBuffer<uint8_t> mask_, scratch_, region_;
-  DeviceBuffer<uint32_t> gain_;  // bg::kGainBins votes, then the frame's gain (int32, Q8)
+  DeviceBuffer<GainState> gain_;  // the light's votes and the frame's gain (Q8)
   LocalThreshold local_;  // ForegroundModel::Local's row sums
   int width_ = 0, height_ = 0;
   PixelFormat format_ = PixelFormat::Gray8;
