@@ -375,7 +375,7 @@ CCL_HD auto with_channels(PixelFormat format, F&& f) {
 // black) and modes not yet established do not vote. Integer votes and an integer median: the CPU and the GPU
 // find the same gain.
 constexpr int kGainBins = 1024;
-constexpr int kGainStepX = 8, kGainStepY = 8;
+constexpr int kGainStepX = 4, kGainStepY = 8;
 constexpr int32_t kGainDeadZone = 2;     // 1 +- 2/256: sensor noise, not light
 constexpr int32_t kGainMinSamples = 64;
 constexpr int32_t kGainDark = 16 << 8;    // luma, Q8: too dark to measure below
