@@ -1,5 +1,5 @@
-# Sourced by the test-image fetch scripts (fetch-testdata.sh here, and
-# tests/quality/fetch-color.sh): the cache's lock, a failure remembered for a while,
+# Sourced by the test-image fetch scripts (fetch-testdata.sh and fetch-rgb.sh here):
+# the cache's lock, a failure remembered for a while,
 # and packages unpacked with apt-get download + dpkg-deb -x, never installed.
 
 # fetch_start CACHE SUBDIR FAILED LOCK WHAT: sets cache (made absolute), images

@@ -301,7 +301,8 @@ void dump_frame(const char* dir, const SequenceSpec& spec, Format format, int t,
   std::ostringstream file;
   file << dir << "/" << spec.name << "-" << to_string(format) << "-" << std::setw(3)
        << std::setfill('0') << t << ".ppm";
-  // PPM, written here: the suite links no image codec library (fetch-color.sh).
+  // PPM, written here: the suite links no image codec library (its photographs come
+  // decoded from the test-image cache).
   cv::Mat rgb_out;
   cv::cvtColor(both, rgb_out, cv::COLOR_BGR2RGB);
   std::ofstream out(file.str(), std::ios::binary);

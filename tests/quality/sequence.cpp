@@ -4,78 +4,32 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 
-#include <fstream>
 #include <opencv2/imgproc.hpp>
 
-#include "fetch_util.h"
+#include "color_images.h"
 #include "splitmix.h"
-#include "test_images.h"
-
-#ifndef CCL_FETCH_COLOR_SCRIPT
-#error "the build must define CCL_FETCH_COLOR_SCRIPT"
-#endif
-
-namespace fs = std::filesystem;
 
 namespace ccl::quality {
 
 namespace {
 
-/// A binary PPM (P6, 8 bits) as BGR, as cv::imread would give it; empty when the file
-/// is not one.
-cv::Mat read_ppm(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string magic;
-  int w = 0, h = 0, top = 0;
-  if (!(in >> magic >> w >> h >> top) || magic != "P6" || w < 1 || h < 1 || top != 255) return {};
-  in.get();  // the one whitespace byte before the pixels
-  cv::Mat rgb(h, w, CV_8UC3);
-  if (!in.read(reinterpret_cast<char*>(rgb.data), std::streamsize(rgb.total() * 3))) return {};
-  cv::Mat bgr;
-  cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
-  return bgr;
-}
-
 std::vector<Photo> load_photos(std::string* why) {
-  // The color photographs live beside the gray cache, so that a cache filled elsewhere
-  // (CCL_TESTDATA_DIR) serves this suite too.
-  const fs::path dir = test::testdata_dir();
-  const fs::path images = dir / "color-ppm";
-  if (!fs::exists(images / "MANIFEST")) {
-    const char* env = std::getenv("CCL_FETCH_COLOR_SCRIPT");
-    const std::string script = env && *env ? env : CCL_FETCH_COLOR_SCRIPT;
-    if (!fs::exists(script)) {
-      *why = "no color photographs in " + images.string() + " and no fetch script at " + script;
-      return {};
-    }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    const fs::path log = dir / "fetch-color.log";
-    const int rc = test::run_bash_logged(script, {dir.string()}, log);
-    if (rc != 0 || !fs::exists(images / "MANIFEST")) {
-      *why = "could not fetch the color photographs into " + images.string() + " (exit " +
-             std::to_string(rc) + "): " + test::last_line(log);
-      return {};
-    }
-  }
+  // The color images of the test-image cache (tests/common/color_images.h), already
+  // decoded to PPM when the cache was filled; the photographs of python3-skimage are
+  // those named skimage_<name>.
+  const std::string prefix = "skimage_";
   std::vector<Photo> out;
-  for (const test::ManifestEntry& e : test::read_manifest(images)) {
+  for (test::RgbImage& img : test::real_color_images(why)) {
+    if (img.name.compare(0, prefix.size(), prefix) != 0) continue;
     Photo p;
-    p.name = e.name;
-    const cv::Mat bgr = read_ppm(images / e.file);
-    if (bgr.empty()) {
-      *why = "cannot decode " + (images / e.file).string();
-      return {};
-    }
-    cv::cvtColor(bgr, p.rgb, cv::COLOR_BGR2RGB);
+    p.name = img.name.substr(prefix.size());
+    p.rgb = cv::Mat(img.height, img.width, CV_8UC3, img.rgb.data()).clone();
     out.push_back(std::move(p));
   }
-  if (out.empty()) *why = "the manifest in " + images.string() + " lists no photograph";
+  if (out.empty() && why && why->empty()) *why = "the color cache holds no skimage photograph";
   return out;
 }
 

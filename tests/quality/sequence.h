@@ -22,9 +22,9 @@ struct Photo {
   cv::Mat rgb;  // CV_8UC3
 };
 
-/// The color photographs of the cache (tests/quality/fetch-color.sh fills it on first
-/// use, under the test-image cache directory). Empty, with *why set, when they cannot
-/// be had.
+/// The color photographs of python3-skimage in the test-image cache
+/// (test::real_color_images, fetched on first use). Empty, with *why set, when they
+/// cannot be had.
 std::vector<Photo> color_photos(std::string* why);
 
 struct SequenceSpec {
