@@ -151,23 +151,18 @@ CCL_UNROLL
     // is measured on the other channels, and a clipped one only tells that a shadow is
     // not darker there than the ratio makes the white.
     bool clipped[C];
-    int64_t num = 0, den = 0;
+    int64_t num = 0, den = 0, num_all = 0, den_all = 0;
 CCL_UNROLL
     for (int c = 0; c < C; ++c) {
       clipped[c] = s.m[k][c] >= kWhite;
-      if (clipped[c]) continue;
-      num += int64_t(x[c]) * s.m[k][c];
-      den += int64_t(s.m[k][c]) * s.m[k][c];
+      const int64_t xm = int64_t(x[c]) * s.m[k][c], mm = int64_t(s.m[k][c]) * s.m[k][c];
+      num_all += xm;
+      den_all += mm;
+      if (!clipped[c]) num += xm, den += mm;
     }
-    if (den == 0) {  // every channel white (or black): the plain test
-      num = 0;
-CCL_UNROLL
-      for (int c = 0; c < C; ++c) {
-        clipped[c] = false;
-        num += int64_t(x[c]) * s.m[k][c];
-        den += int64_t(s.m[k][c]) * s.m[k][c];
-      }
-    }
+    // Every channel white (or black): the plain test over all of them.
+    const bool partial = den != 0;
+    if (!partial) num = num_all, den = den_all;
     if (den == 0) return false;
     if (num <= den && num * 256 >= int64_t(p.shadow_floor) * den) {
       const int64_t a = (num << 16) / den;  // brightness ratio, Q16, within [floor, 1]
@@ -175,7 +170,7 @@ CCL_UNROLL
 CCL_UNROLL
       for (int c = 0; c < C; ++c) {
         const int64_t d = ((a * s.m[k][c]) >> 16) - x[c];
-        if (!clipped[c] || d > 0) dist += d * d;
+        if (!(partial && clipped[c]) || d > 0) dist += d * d;
       }
       if (dist < ((p.match_bg * s.v[k]) * ((a * a) >> 16)) >> 16) return true;
     }
@@ -325,7 +320,7 @@ CCL_HD void yuv_to_rgb(int32_t y, int32_t u, int32_t v, int32_t* o) {
   const int32_t rgb[3] = {(c + 104597 * e + 128) >> 8, (c - 25675 * d - 53279 * e + 128) >> 8,
                           (c + 132201 * d + 128) >> 8};
 CCL_UNROLL
-  for (int k = 0; k < 3; ++k) o[k] = rgb[k] < 0 ? 0 : rgb[k] > (255 << 8) ? (255 << 8) : rgb[k];
+  for (int k = 0; k < 3; ++k) o[k] = rgb[k] < 0 ? 0 : rgb[k] > kWhite ? kWhite : rgb[k];
 }
 struct ReadNV12 {  // Y, then U and V of the 2x2 block, as R, G, B
   static constexpr int C = 3;
@@ -381,10 +376,11 @@ constexpr int32_t kGainMinSamples = 64;
 constexpr int32_t kGainDark = 16 << 8;    // luma, Q8: too dark to measure below
 constexpr int32_t kGainBright = 250 << 8;  // any channel, Q8: clipped above
 
+/// Luma of Q8 channels, in Q8 (the luma every model reads, at the model's precision).
 template <int C>
 CCL_HD int32_t luma_of(const int32_t* v) {
   if constexpr (C == 1) return v[0];
-  else return (77 * v[0] + 150 * v[1] + 29 * v[2] + 128) >> 8;
+  else return int32_t(bt601_luma(uint32_t(v[0]), uint32_t(v[1]), uint32_t(v[2])));
 }
 
 /// The bin pixel i votes for, or -1 when it does not vote. px: its channels, Q8.

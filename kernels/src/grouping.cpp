@@ -91,12 +91,8 @@ uint32_t group_components(std::vector<Component>& table, int gap,
       s.buckets[b].push_back(self);
   }
 
-  if (group_of) {
-    uint32_t top = 0;
-    for (const Component& c : table) top = std::max(top, c.label);
-    group_of->assign(size_t(top) + 1, 0);
-    for (size_t i = 0; i < n; ++i) (*group_of)[table[i].label] = table[find(s.parent, uint32_t(i))].label;
-  }
+  // The table is in label order: its last label is the largest.
+  if (group_of && n) group_of->assign(size_t(table.back().label) + 1, 0);
   // Each group's sums, in the order of its first piece; boxes kept as their right and
   // bottom edges while pieces are added.
   s.slot.resize(n);
@@ -107,6 +103,7 @@ uint32_t group_components(std::vector<Component>& table, int gap,
     const uint32_t r = find(s.parent, uint32_t(i));
     if (r == i) {
       const Component& c = table[i];
+      if (group_of) (*group_of)[c.label] = c.label;
       s.slot[i] = uint32_t(groups);
       s.right[groups] = c.x + c.width;
       s.bottom[groups] = c.y + c.height;
@@ -116,7 +113,8 @@ uint32_t group_components(std::vector<Component>& table, int gap,
     }
     const Component c = table[i];
     const uint32_t g = s.slot[r];
-    Component& t = table[g];
+    Component& t = table[g];  // its label is its first piece's
+    if (group_of) (*group_of)[c.label] = t.label;
     t.x = std::min(t.x, c.x);
     t.y = std::min(t.y, c.y);
     s.right[g] = std::max(s.right[g], c.x + c.width);
