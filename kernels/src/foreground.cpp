@@ -217,8 +217,7 @@ void reference_label(const ImageView& image, const Options& options, ForegroundS
   const int level = stage.apply(image, options, m);
   label_binary(m, options.connectivity, out);
   out.threshold_used = level;
-  if (!options.write_labels) out.labels.clear();
-  select_reported(out.components, options, &out.num_components, &out.group_of);
+  report_labeled(image, options, out);
 }
 
 }  // namespace ccl

@@ -41,18 +41,50 @@ struct Scratch {
   std::vector<std::vector<Waiting>> buckets;
 };
 
+/// A piece's blob into its group's: sums added, extremes kept, and the group's
+/// perimeter and Euler number the sums of its pieces' (the union's own, measured as one
+/// region, differs only where pieces of a 4-connected labeling touch corner to corner).
+void add_blob(Blob& to, const Blob& b) {
+  to.intensity_sum += b.intensity_sum;
+  to.intensity_sum_sq += b.intensity_sum_sq;
+  for (int k = 0; k < 3; ++k) {
+    to.channel_sum[k] += b.channel_sum[k];
+    to.perimeter_counts[k] += b.perimeter_counts[k];
+  }
+  to.intensity_min = std::min(to.intensity_min, b.intensity_min);
+  to.intensity_max = std::max(to.intensity_max, b.intensity_max);
+  to.euler += b.euler;
+}
+
 }  // namespace
 
 uint32_t group_components(std::vector<Component>& table, int gap,
-                          std::vector<uint32_t>* group_of) {
+                          std::vector<uint32_t>* group_of, std::vector<Blob>* blobs) {
   const size_t n = table.size();
   if (group_of) group_of->clear();
   if (gap < 0) return uint32_t(n);
+  if (blobs && blobs->empty()) blobs = nullptr;
   // Label order is the raster order of each piece's first pixel, hence of its box's
   // top row. Tables handed over in another order (the largest first) are put back.
   auto by_label = [](const Component& a, const Component& b) { return a.label < b.label; };
-  if (!std::is_sorted(table.begin(), table.end(), by_label))
-    std::sort(table.begin(), table.end(), by_label);
+  if (!std::is_sorted(table.begin(), table.end(), by_label)) {
+    if (blobs) {
+      std::vector<uint32_t> order(n);
+      std::iota(order.begin(), order.end(), 0u);
+      std::sort(order.begin(), order.end(),
+                [&](uint32_t a, uint32_t b) { return table[a].label < table[b].label; });
+      std::vector<Component> sorted(n);
+      std::vector<Blob> sorted_blobs(n);
+      for (size_t i = 0; i < n; ++i) {
+        sorted[i] = table[order[i]];
+        sorted_blobs[i] = (*blobs)[order[i]];
+      }
+      table.swap(sorted);
+      blobs->swap(sorted_blobs);
+    } else {
+      std::sort(table.begin(), table.end(), by_label);
+    }
+  }
   thread_local Scratch scratch;
   Scratch& s = scratch;
   s.parent.resize(n);
@@ -107,7 +139,10 @@ uint32_t group_components(std::vector<Component>& table, int gap,
       s.slot[i] = uint32_t(groups);
       s.right[groups] = c.x + c.width;
       s.bottom[groups] = c.y + c.height;
-      if (groups != i) table[groups] = c;  // groups <= i: a slot already read
+      if (groups != i) {  // groups <= i: a slot already read
+        table[groups] = c;
+        if (blobs) (*blobs)[groups] = (*blobs)[i];
+      }
       ++groups;
       continue;
     }
@@ -125,8 +160,10 @@ uint32_t group_components(std::vector<Component>& table, int gap,
     t.sum_xx += c.sum_xx;
     t.sum_xy += c.sum_xy;
     t.sum_yy += c.sum_yy;
+    if (blobs) add_blob((*blobs)[g], (*blobs)[i]);
   }
   table.resize(groups);
+  if (blobs) blobs->resize(groups);
   for (size_t g = 0; g < groups; ++g) {
     table[g].width = s.right[g] - table[g].x;
     table[g].height = s.bottom[g] - table[g].y;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ccl/blob.h"
 #include "ccl/luma.h"
 
 namespace ccl {
@@ -121,13 +122,21 @@ std::vector<Component> component_table(const uint32_t* labels, int width, int he
   return table;
 }
 
+void report_labeled(const ImageView& image, const Options& options, Result& out) {
+  out.blobs.clear();
+  if (const uint32_t properties = needed_properties(options))
+    out.blobs = measure_blobs(out.labels.data(), image, uint32_t(out.components.size()),
+                              properties, options.connectivity);
+  if (!options.write_labels) out.labels.clear();
+  select_reported(out.components, out.blobs, options, &out.num_components, &out.group_of);
+}
+
 void reference_label(const ImageView& image, const Options& options, Result& out) {
   BinaryImage binary;
   const int level = threshold_image(image, options, binary);
   label_binary(binary, options.connectivity, out);
   out.threshold_used = level;
-  if (!options.write_labels) out.labels.clear();
-  select_reported(out.components, options, &out.num_components, &out.group_of);
+  report_labeled(image, options, out);
 }
 
 }  // namespace ccl

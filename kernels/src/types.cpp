@@ -1,6 +1,9 @@
 #include "ccl/types.h"
 
 #include <algorithm>
+#include <numeric>
+
+#include "blob_math.h"
 
 namespace ccl {
 
@@ -121,20 +124,58 @@ bool Component::operator==(const Component& o) const {
 
 void select_reported(std::vector<Component>& table, const Options& options, uint32_t* count,
                      std::vector<uint32_t>* group_of) {
+  std::vector<Blob> none;
+  select_reported(table, none, options, count, group_of);
+}
+
+void select_reported(std::vector<Component>& table, std::vector<Blob>& blobs,
+                     const Options& options, uint32_t* count, std::vector<uint32_t>* group_of) {
   if (group_of) group_of->clear();
+  const bool with_blobs = !blobs.empty();
+  if (with_blobs && blobs.size() != table.size())
+    throw Error("select_reported: " + std::to_string(blobs.size()) + " blobs for " +
+                std::to_string(table.size()) + " components");
+  const blob::Filter filter = blob::Filter::of(options);
+  if (filter.reads && !with_blobs && !table.empty())
+    throw Error("select_reported: the blob filters need the components' blobs");
   if (options.group_gap >= 0) {
-    const uint32_t groups = group_components(table, options.group_gap, group_of);
+    const uint32_t groups =
+        group_components(table, options.group_gap, group_of, with_blobs ? &blobs : nullptr);
     if (count) *count = groups;
   }
   if (options.reports_all()) return;
-  if (options.min_area > 1 || options.max_area)
-    table.erase(std::remove_if(table.begin(), table.end(),
-                               [&](const Component& c) { return !options.area_passes(c.area); }),
-                table.end());
+  if (options.min_area > 1 || options.max_area || !filter.area_only()) {
+    size_t kept = 0;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (!filter.passes(table[i], with_blobs ? &blobs[i] : nullptr)) continue;
+      table[kept] = table[i];
+      if (with_blobs) blobs[kept] = blobs[i];
+      ++kept;
+    }
+    table.resize(kept);
+    if (with_blobs) blobs.resize(kept);
+  }
   if (table.size() <= options.max_components) return;
-  const auto keep = table.begin() + options.max_components;
-  std::partial_sort(table.begin(), keep, table.end(), reported_before);
-  table.erase(keep, table.end());
+  if (!with_blobs) {
+    const auto keep = table.begin() + options.max_components;
+    std::partial_sort(table.begin(), keep, table.end(), reported_before);
+    table.erase(keep, table.end());
+    return;
+  }
+  std::vector<uint32_t> order(table.size());
+  std::iota(order.begin(), order.end(), 0u);
+  const auto keep = order.begin() + options.max_components;
+  std::partial_sort(order.begin(), keep, order.end(),
+                    [&](uint32_t a, uint32_t b) { return reported_before(table[a], table[b]); });
+  order.erase(keep, order.end());
+  std::vector<Component> kept_table(order.size());
+  std::vector<Blob> kept_blobs(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    kept_table[i] = table[order[i]];
+    kept_blobs[i] = blobs[order[i]];
+  }
+  table.swap(kept_table);
+  blobs.swap(kept_blobs);
 }
 
 void validate(const ImageView& image, const Options& options) {
@@ -156,6 +197,20 @@ void validate(const ImageView& image, const Options& options) {
   if (options.group_gap < -1 || options.group_gap > kMaxGroupGap)
     throw Error("group gap must be -1 (off) or within 0.." + std::to_string(kMaxGroupGap) + ", not " +
                 std::to_string(options.group_gap));
+  if (options.properties & ~uint32_t(kAllProperties))
+    throw Error("unknown blob property bits " + std::to_string(options.properties));
+  const struct {
+    const char* name;
+    double min, max, top;
+  } bounds[] = {{"circularity", options.min_circularity, options.max_circularity, 1e6},
+                {"intensity", options.min_intensity, options.max_intensity, 65535},
+                {"eccentricity", options.min_eccentricity, options.max_eccentricity, 1}};
+  for (const auto& b : bounds)
+    if (!(b.min >= 0 && b.min <= b.top) || !(b.max >= 0 && b.max <= b.top) ||
+        (b.max > 0 && b.max < b.min))
+      throw Error(std::string("the ") + b.name + " filter needs 0 <= min <= max <= " +
+                  std::to_string(b.top) + " (max 0: no limit), not " + std::to_string(b.min) +
+                  ".." + std::to_string(b.max));
   for (int r : {options.open_radius, options.close_radius})
     if (r < 0 || r > kMaxCleanupRadius)
       throw Error("open and close radii must be within 0.." + std::to_string(kMaxCleanupRadius) +
@@ -166,7 +221,8 @@ void validate(const ImageView& image, const Options& options) {
           image.strides[p] < plane_size(image.format, image.width, image.height, p).row_bytes)
         throw Error(std::string("a ") + to_string(image.format) + " frame needs its plane " +
                     std::to_string(p) + " (and a stride that holds its rows) for the " +
-                    to_string(options.foreground) + " foreground");
+                    to_string(options.foreground) + " foreground" +
+                    (options.properties & kPropertyColor ? " and the color property" : ""));
   }
   if (options.foreground == ForegroundModel::Local) {
     const LocalOptions& l = options.local;

@@ -30,6 +30,11 @@ void label_binary(const BinaryImage& binary, int connectivity, Result& out);
 std::vector<Component> component_table(const uint32_t* labels, int width, int height,
                                        uint32_t n);
 
+/// The report of a frame labeled on the CPU (out holds the whole table and the label
+/// image): the blobs Options::properties and the filters need (measure_blobs over
+/// `image`), then the label image dropped unless asked for, then select_reported.
+void report_labeled(const ImageView& image, const Options& options, Result& out);
+
 /// Threshold + label + features of a host image, as every backend must return it.
 void reference_label(const ImageView& image, const Options& options, Result& out);
 

@@ -147,6 +147,39 @@ bool parse(const std::string& text, ThresholdMode* out);
 bool parse(const std::string& text, ForegroundModel* out);
 bool parse(const std::string& text, Algorithm* out);
 
+/// Properties a caller may ask for (bits of Options::properties). Each costs device
+/// time of its own, so none is computed unless asked for (or needed by a filter).
+enum Property : uint32_t {
+  /// Luma sum, sum of squares, minimum and maximum: intensity_mean, _std, _min, _max.
+  kPropertyIntensity = 1u << 0,
+  /// Each channel's sum: R, G, B for the RGB formats, Y, U, V for NV12 / I420 (the
+  /// chroma of the pixel's 2x2 site), the value for GRAY8 / GRAY16 (all three).
+  kPropertyColor = 1u << 1,
+  /// scikit-image's perimeter (4-neighbourhood): boundary pixels weighted by how their
+  /// boundary neighbours lie (1, sqrt 2 or (1 + sqrt 2) / 2).
+  kPropertyPerimeter = 1u << 2,
+  /// The Euler number (components minus holes) with the labeling's connectivity, from
+  /// bit-quad counts.
+  kPropertyEuler = 1u << 3,
+  kAllProperties = (1u << 4) - 1,
+};
+
+/// The blob properties of one component: sums over its pixels, exact modulo 2^64.
+/// Fields of properties that were not asked for are 0.
+struct Blob {
+  uint64_t intensity_sum = 0;     // sum of luma (the format's own range)
+  uint64_t intensity_sum_sq = 0;  // sum of luma squared
+  uint64_t channel_sum[3] = {0, 0, 0};
+  uint32_t intensity_min = 0, intensity_max = 0;
+  /// Boundary pixels by weight: 1, sqrt(2) and (1 + sqrt(2)) / 2 (perimeter()).
+  uint32_t perimeter_counts[3] = {0, 0, 0};
+  int32_t euler = 0;  // Euler number with the labeling's connectivity
+
+  bool operator==(const Blob& o) const;
+  bool operator!=(const Blob& o) const { return !(*this == o); }
+};
+static_assert(sizeof(Blob) == 64, "Blob is a device table's entry: keep it one line");
+
 struct Options {
   /// 0..255; for GRAY16_LE compared against value * 257.
   int threshold = 128;
@@ -182,9 +215,26 @@ struct Options {
   /// off. 0..kMaxGroupGap.
   int group_gap = -1;
 
+  /// Blob analysis (ccl/blob.h, docs/BLOBS.md): the Property bits computed for every
+  /// reported component, into Result::blobs. 0: none, and no time spent on them.
+  uint32_t properties = 0;
+  /// Blob filters, applied where min_area and max_area are (with group_gap, to the
+  /// groups): a component is reported only when its circularity (4 pi area /
+  /// perimeter^2), mean luma and eccentricity lie within these inclusive bounds. A max
+  /// of 0 is no limit; a filter that is set computes what it reads (perimeter,
+  /// intensity) whether or not properties asks for it.
+  double min_circularity = 0, max_circularity = 0;
+  double min_intensity = 0, max_intensity = 0;
+  double min_eccentricity = 0, max_eccentricity = 0;
+
   /// True when every component is reported, whatever the frame holds.
   bool reports_all() const {
-    return min_area <= 1 && max_components == UINT32_MAX && max_area == 0;
+    return min_area <= 1 && max_components == UINT32_MAX && max_area == 0 && !filters_blobs();
+  }
+  /// True when a blob filter (circularity, intensity, eccentricity) is set.
+  bool filters_blobs() const {
+    return min_circularity > 0 || max_circularity > 0 || min_intensity > 0 ||
+           max_intensity > 0 || min_eccentricity > 0 || max_eccentricity > 0;
   }
   /// True when area alone lets a component be reported (min_area, max_area).
   bool area_passes(uint64_t area) const {
@@ -196,10 +246,11 @@ struct Options {
   bool mask_stage() const {
     return foreground != ForegroundModel::Threshold || open_radius > 0 || close_radius > 0;
   }
-  /// True when the foreground test reads every plane of a color frame (its chroma or
-  /// all three colors), not only the luma.
+  /// True when the foreground test (or the color property) reads every plane of a
+  /// color frame (its chroma or all three colors), not only the luma.
   bool reads_all_planes() const {
-    return foreground == ForegroundModel::Background || foreground == ForegroundModel::Color;
+    return foreground == ForegroundModel::Background || foreground == ForegroundModel::Color ||
+           (properties & kPropertyColor);
   }
 };
 
@@ -216,6 +267,7 @@ struct Component {
   bool operator==(const Component& o) const;
 };
 
+
 /// What a backend returns for one frame.
 struct Result {
   int width = 0;
@@ -231,6 +283,9 @@ struct Result {
   /// The reported components (Options::min_area, max_components); with the default
   /// options all of them, components[i].label == i + 1.
   std::vector<Component> components;
+  /// With Options::properties (or a blob filter): blobs[i] belongs to components[i];
+  /// empty otherwise.
+  std::vector<Blob> blobs;
   /// width*height labels, row-major, no padding; empty when not requested.
   std::vector<uint32_t> labels;
 };
@@ -239,6 +294,8 @@ struct Result {
 struct TableView {
   const Component* data = nullptr;
   uint32_t size = 0;
+  /// The blobs of the same components (size of them), or null without properties.
+  const Blob* blobs = nullptr;
 
   const Component* begin() const { return data; }
   const Component* end() const { return data + size; }
@@ -277,15 +334,23 @@ inline bool reported_before(const Component& a, const Component& b) {
 /// (group_components), and *count, when given, receives the number of groups.
 void select_reported(std::vector<Component>& table, const Options& options,
                      uint32_t* count = nullptr, std::vector<uint32_t>* group_of = nullptr);
+/// The same with each component's Blob beside it (blobs: empty, or one per entry of the
+/// table, kept parallel to it); the blob filters need them.
+void select_reported(std::vector<Component>& table, std::vector<Blob>& blobs,
+                     const Options& options, uint32_t* count = nullptr,
+                     std::vector<uint32_t>* group_of = nullptr);
 
 /// Pieces whose boxes come within `gap` pixels of each other (transitively) become one
 /// component each, in the order of their first piece (by label), carrying the union's
 /// box and the sums of area and moments; returns the number of groups. gap < 0: none.
 /// group_of (when given) receives, for each piece's label l, the label of its group
 /// (its first piece's), so that a label image's pieces can be drawn as their group;
-/// it is left empty when nothing was grouped (gap < 0).
+/// it is left empty when nothing was grouped (gap < 0). blobs (when given and not
+/// empty: one per piece) are combined alike: sums added, extremes kept; a group's
+/// perimeter and Euler number are its pieces' sums.
 uint32_t group_components(std::vector<Component>& table, int gap,
-                          std::vector<uint32_t>* group_of = nullptr);
+                          std::vector<uint32_t>* group_of = nullptr,
+                          std::vector<Blob>* blobs = nullptr);
 
 /// Throws ccl::Error when the view cannot be labeled (size, stride, pointer).
 void validate(const ImageView& image, const Options& options);
