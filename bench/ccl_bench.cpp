@@ -59,6 +59,7 @@ struct Config {
   // The selection of reported components (ccl::Options); the defaults report all.
   uint64_t min_area = 0;
   uint32_t max_components = UINT32_MAX;
+  uint32_t properties = 0;  // ccl::Options::properties (blob analysis)
 };
 
 /// One frame to benchmark: a random case of the grid or a real image.
@@ -73,7 +74,7 @@ struct Frame {
   std::cerr << "ccl_bench: " << why << "\n"
             << "usage: ccl_bench [--csv PATH] [--runs N] [--warmup N] [--host-runs N] "
                "[--sizes WxH,...] [--densities D,...] [--granularities G,...] "
-               "[--algorithms NICK,... (default: all of ccl::algorithms())] [--connectivity 4,8] [--modes labels,features] "
+               "[--algorithms NICK,... (default: all of ccl::algorithms())] [--connectivity 4,8] [--modes labels,features] [--properties all|intensity,color,perimeter,euler] "
                "[--check-limit PIXELS] [--no-real] [--no-graphs] [--no-chain] [--anchors PATH] "
                "[--device N] [--min-area N] [--max-components N]\n";
   std::exit(2);
@@ -120,6 +121,16 @@ Config parse_args(int argc, char** argv) {
     } else if (a == "--connectivity") {
       c.connectivities.clear();
       for (const std::string& s : bench::split(value())) c.connectivities.push_back(std::stoi(s));
+    } else if (a == "--properties") {
+      // Comma-separated: intensity, color, perimeter, euler, or all.
+      for (const std::string& s : bench::split(value())) {
+        if (s == "all") c.properties |= ccl::kAllProperties;
+        else if (s == "intensity") c.properties |= ccl::kPropertyIntensity;
+        else if (s == "color") c.properties |= ccl::kPropertyColor;
+        else if (s == "perimeter") c.properties |= ccl::kPropertyPerimeter;
+        else if (s == "euler") c.properties |= ccl::kPropertyEuler;
+        else usage("unknown property");
+      }
     } else if (a == "--modes") {
       c.write_labels.clear();
       for (const std::string& s : bench::split(value())) {
@@ -243,6 +254,7 @@ class Bench {
     o.algorithm = algorithm;
     o.connectivity = connectivity;
     o.write_labels = labels;
+    o.properties = config_.properties;
     return o;
   }
 

@@ -1,5 +1,15 @@
 /* cudaccl: GstAnalytics object-detection and tracking entries (cclanalytics.h).
  *
+ * The blob properties (GstCclBlob) have no entry here: no GstAnalytics
+ * metadata type fits them. An object-detection entry (GstAnalyticsODMtd) holds
+ * a box, a type and a confidence; its oriented form (1.26) rotates the box
+ * itself, which would misplace our axis-aligned bounding box, and the moments'
+ * ellipse is not a box. A classification entry (GstAnalyticsClsMtd) holds
+ * class quarks with confidence levels, not measurements; a segmentation entry
+ * (1.26) holds a mask. Mean intensity, color, perimeter, circularity, Euler
+ * number and eccentricity stay in the GstCclMeta, the ROI metas'
+ * "cudaccl-blob" parameters and the messages.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 

@@ -126,6 +126,27 @@
  * ]| Follows a red ball: hues 170-179 and 0-10 (red wraps around hue 0),
  * saturated and not too dark, without specks and with its highlights' gaps closed.
  *
+ * ## Blob analysis
+ *
+ * #GstCudaCcl:blob-properties computes, for every reported component, what
+ * scikit-image's regionprops calls intensity_mean, intensity_std,
+ * intensity_min and intensity_max (of the luma, in the format's range), the
+ * mean of each color channel, the perimeter, the circularity (4 pi area /
+ * perimeter^2) and the Euler number, from exact integer sums, identical on the
+ * GPU and the CPU. The #GstCclMeta then holds one #GstCclBlob per component
+ * (with the shape from the moments: orientation, axis lengths,
+ * eccentricity), the ROI metas a "cudaccl-blob" parameter structure and the
+ * messages one list per field. #GstCudaCcl:min-circularity,
+ * #GstCudaCcl:max-circularity, #GstCudaCcl:min-intensity,
+ * #GstCudaCcl:max-intensity, #GstCudaCcl:min-eccentricity and
+ * #GstCudaCcl:max-eccentricity leave components out as #GstCudaCcl:min-area
+ * does (on the GPU, before max-components picks the largest); a max of 0 is
+ * no limit.
+ * |[
+ * gst-launch-1.0 -m v4l2src ! videoconvert ! cudaccl blob-properties=intensity+perimeter min-area=30 min-circularity=0.8 max-eccentricity=0.6 post-messages=true overlay=boxes ! videoconvert ! autovideosink
+ * ]| Finds round bright spots, leaving out bars and ragged shapes, and posts
+ * their mean brightness and perimeter.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball ! cudaccl overlay=fill+boxes ! videoconvert ! autovideosink
@@ -198,6 +219,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ccl_debug);
 #define DEFAULT_LIGHT_COMPENSATION TRUE
 #define DEFAULT_GROUP_GAP -1
 #define MAX_GROUP_GAP 1024
+#define DEFAULT_BLOB_PROPERTIES GST_CCL_BLOB_PROPERTIES_NONE
+/* The blob filters' ranges, ccl::validate's; a max of 0 is no limit. Digital
+ * discs of a few pixels exceed a circularity of 1 (scikit-image's perimeter is
+ * short there), hence no bound of 1. */
+#define DEFAULT_BLOB_FILTER 0.0
+#define MAX_CIRCULARITY 1e6
+#define MAX_INTENSITY 65535.0
+#define MAX_ECCENTRICITY 1.0
 /* ccl::kMaxCleanupRadius */
 #define MAX_CLEANUP_RADIUS 32
 #define DEFAULT_MASK_LOCATION NULL
@@ -259,6 +288,13 @@ enum
   PROP_COLOR_LOW,
   PROP_COLOR_HIGH,
   PROP_ANALYTICS_META,
+  PROP_BLOB_PROPERTIES,
+  PROP_MIN_CIRCULARITY,
+  PROP_MAX_CIRCULARITY,
+  PROP_MIN_INTENSITY,
+  PROP_MAX_INTENSITY,
+  PROP_MIN_ECCENTRICITY,
+  PROP_MAX_ECCENTRICITY,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -437,6 +473,76 @@ static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
     GstVideoInfo * out_info);
 
 #define PARAM_FLAGS (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)
+
+/* blob-properties and the blob filters (ccl::Options::properties and its
+ * min_ / max_ bounds). */
+static void
+install_blob_properties (GObjectClass * gobject_class)
+{
+  g_object_class_install_property (gobject_class, PROP_BLOB_PROPERTIES,
+      g_param_spec_flags ("blob-properties", "Blob properties",
+          "Blob analysis of every reported component, into the GstCclMeta's "
+          "blobs (GstCclBlob), the ROI metas' \"cudaccl-blob\" parameters and "
+          "the messages, as scikit-image's regionprops defines them: intensity "
+          "(mean, standard deviation, minimum and maximum of the luma), color "
+          "(mean of each channel), perimeter (with circularity), euler (the "
+          "Euler number) or a combination (e.g. intensity+perimeter); with any "
+          "of them, or a blob filter, the shape from the moments too "
+          "(orientation, axis lengths, eccentricity). Each group costs GPU time "
+          "of its own: none by default", GST_TYPE_CCL_BLOB_PROPERTIES,
+          DEFAULT_BLOB_PROPERTIES, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MIN_CIRCULARITY,
+      g_param_spec_double ("min-circularity", "Minimum circularity",
+          "Components whose circularity (4 pi area / perimeter^2 with "
+          "scikit-image's perimeter: 0.9 to 0.95 for discs of radius 5 to 20, "
+          "above 1 for discs of a few pixels, near pi/4 for a large square, less "
+          "for elongated or ragged shapes) is lower are counted but left "
+          "out of the metadata, messages and overlay, like those below "
+          "min-area (0-1000000; 0: no limit). Computes the perimeter whatever "
+          "blob-properties says", 0.0, MAX_CIRCULARITY, DEFAULT_BLOB_FILTER,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_CIRCULARITY,
+      g_param_spec_double ("max-circularity", "Maximum circularity",
+          "Components whose circularity is higher are left out, like those "
+          "below min-circularity (0-1000000; 0: no limit; below "
+          "min-circularity: an error when the frame is labeled)", 0.0,
+          MAX_CIRCULARITY, DEFAULT_BLOB_FILTER,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MIN_INTENSITY,
+      g_param_spec_double ("min-intensity", "Minimum intensity",
+          "Components whose mean luma (in the format's range: 0-255, 0-65535 "
+          "for GRAY16_LE) is lower are counted but left out of the metadata, "
+          "messages and overlay, like those below min-area (0-65535; 0: no "
+          "limit). Computes the intensity whatever blob-properties says", 0.0,
+          MAX_INTENSITY, DEFAULT_BLOB_FILTER,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_INTENSITY,
+      g_param_spec_double ("max-intensity", "Maximum intensity",
+          "Components whose mean luma is higher are left out, like those "
+          "below min-intensity (0-65535; 0: no limit; below min-intensity: "
+          "an error when the frame is labeled)", 0.0, MAX_INTENSITY,
+          DEFAULT_BLOB_FILTER, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MIN_ECCENTRICITY,
+      g_param_spec_double ("min-eccentricity", "Minimum eccentricity",
+          "Components whose eccentricity (sqrt (1 - minor / major eigenvalue "
+          "of their pixels' covariance): 0 for a disc, towards 1 for a line) "
+          "is lower are counted but left out of the metadata, messages and "
+          "overlay, like those below min-area (0-1; 0: no limit). From the "
+          "moments, at no extra cost. Eccentricity rather than OpenCV's "
+          "inertia ratio (minor / major eigenvalue = 1 - eccentricity^2, so a "
+          "bound on one is a bound on the other) because it is scikit-image's "
+          "column name", 0.0, MAX_ECCENTRICITY, DEFAULT_BLOB_FILTER,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MAX_ECCENTRICITY,
+      g_param_spec_double ("max-eccentricity", "Maximum eccentricity",
+          "Components whose eccentricity is higher (elongated ones: bars, "
+          "lines) are left out, like those below min-eccentricity (0-1; 0: no "
+          "limit; below min-eccentricity: an error when the frame is labeled). "
+          "Eccentricity rather than OpenCV's inertia ratio (1 - "
+          "eccentricity^2) because it is scikit-image's column name", 0.0,
+          MAX_ECCENTRICITY, DEFAULT_BLOB_FILTER,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+}
 
 static void
 gst_cuda_ccl_class_init (GstCudaCclClass * klass)
@@ -680,6 +786,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 
+  install_blob_properties (gobject_class);
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -687,8 +795,8 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
       "Labels the connected components of each video frame's foreground (a "
       "threshold, a local threshold, a color range or a background model) "
       "on a CUDA GPU (or the CPU) and "
-      "attaches bounding boxes, areas, moments and centroids as metadata, "
-      "optionally drawing them",
+      "attaches bounding boxes, areas, moments, centroids and optionally "
+      "blob properties as metadata, optionally drawing them",
       "cudaccl developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
@@ -733,6 +841,13 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.close_radius = DEFAULT_CLOSE_RADIUS;
   self->settings.light_compensation = DEFAULT_LIGHT_COMPENSATION;
   self->settings.group_gap = DEFAULT_GROUP_GAP;
+  self->settings.blob_properties = DEFAULT_BLOB_PROPERTIES;
+  self->settings.min_circularity = self->settings.max_circularity =
+      DEFAULT_BLOB_FILTER;
+  self->settings.min_intensity = self->settings.max_intensity =
+      DEFAULT_BLOB_FILTER;
+  self->settings.min_eccentricity = self->settings.max_eccentricity =
+      DEFAULT_BLOB_FILTER;
   self->mask_location = g_strdup (DEFAULT_MASK_LOCATION);
   self->settings.block_size = DEFAULT_BLOCK_SIZE;
   self->settings.offset = DEFAULT_OFFSET;
@@ -887,6 +1002,27 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_GROUP_GAP:
       self->settings.group_gap = g_value_get_int (value);
       break;
+    case PROP_BLOB_PROPERTIES:
+      self->settings.blob_properties = g_value_get_flags (value);
+      break;
+    case PROP_MIN_CIRCULARITY:
+      self->settings.min_circularity = g_value_get_double (value);
+      break;
+    case PROP_MAX_CIRCULARITY:
+      self->settings.max_circularity = g_value_get_double (value);
+      break;
+    case PROP_MIN_INTENSITY:
+      self->settings.min_intensity = g_value_get_double (value);
+      break;
+    case PROP_MAX_INTENSITY:
+      self->settings.max_intensity = g_value_get_double (value);
+      break;
+    case PROP_MIN_ECCENTRICITY:
+      self->settings.min_eccentricity = g_value_get_double (value);
+      break;
+    case PROP_MAX_ECCENTRICITY:
+      self->settings.max_eccentricity = g_value_get_double (value);
+      break;
     case PROP_MAX_AREA:
       self->settings.max_area = g_value_get_uint (value);
       break;
@@ -1007,6 +1143,27 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_GROUP_GAP:
       g_value_set_int (value, self->settings.group_gap);
+      break;
+    case PROP_BLOB_PROPERTIES:
+      g_value_set_flags (value, self->settings.blob_properties);
+      break;
+    case PROP_MIN_CIRCULARITY:
+      g_value_set_double (value, self->settings.min_circularity);
+      break;
+    case PROP_MAX_CIRCULARITY:
+      g_value_set_double (value, self->settings.max_circularity);
+      break;
+    case PROP_MIN_INTENSITY:
+      g_value_set_double (value, self->settings.min_intensity);
+      break;
+    case PROP_MAX_INTENSITY:
+      g_value_set_double (value, self->settings.max_intensity);
+      break;
+    case PROP_MIN_ECCENTRICITY:
+      g_value_set_double (value, self->settings.min_eccentricity);
+      break;
+    case PROP_MAX_ECCENTRICITY:
+      g_value_set_double (value, self->settings.max_eccentricity);
       break;
     case PROP_MAX_AREA:
       g_value_set_uint (value, self->settings.max_area);
@@ -1616,6 +1773,8 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   meta->connectivity = settings.connectivity;
   meta->gpu_time = report.gpu_time;
   meta->tracking = report.tracking;
+  /* The blobs likewise (NULL without blob analysis). */
+  meta->blobs = report.blobs;
 
   if (roi_meta)
     gst_cuda_ccl_report_add_roi_metas (buf, &report);

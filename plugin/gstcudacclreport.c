@@ -47,6 +47,105 @@ intern_roi_quarks (void)
   }
 }
 
+/* A GstCclBlob field as the ROI metas' "cudaccl-blob" parameters and the
+ * messages carry it: its name, the GstCclBlobProperties group that fills it
+ * (0: the shape from the moments, always there), where it lies and its type. */
+typedef struct
+{
+  const gchar *name;
+  guint group;
+  gsize offset;
+  GType type;
+} BlobField;
+
+#define BLOB_DOUBLE(name, group, field) \
+  { name, group, G_STRUCT_OFFSET (GstCclBlob, field), G_TYPE_DOUBLE }
+#define BLOB_CHANNEL(name, k) \
+  { name, GST_CCL_BLOB_PROPERTIES_COLOR, \
+    G_STRUCT_OFFSET (GstCclBlob, color_mean) + (k) * sizeof (gdouble), G_TYPE_DOUBLE }
+
+static const BlobField blob_fields[] = {
+  BLOB_DOUBLE ("intensity-mean", GST_CCL_BLOB_PROPERTIES_INTENSITY, intensity_mean),
+  BLOB_DOUBLE ("intensity-std", GST_CCL_BLOB_PROPERTIES_INTENSITY, intensity_std),
+  BLOB_DOUBLE ("intensity-min", GST_CCL_BLOB_PROPERTIES_INTENSITY, intensity_min),
+  BLOB_DOUBLE ("intensity-max", GST_CCL_BLOB_PROPERTIES_INTENSITY, intensity_max),
+  BLOB_CHANNEL ("color-mean-0", 0),
+  BLOB_CHANNEL ("color-mean-1", 1),
+  BLOB_CHANNEL ("color-mean-2", 2),
+  BLOB_DOUBLE ("perimeter", GST_CCL_BLOB_PROPERTIES_PERIMETER, perimeter),
+  BLOB_DOUBLE ("circularity", GST_CCL_BLOB_PROPERTIES_PERIMETER, circularity),
+  { "euler-number", GST_CCL_BLOB_PROPERTIES_EULER,
+    G_STRUCT_OFFSET (GstCclBlob, euler_number), G_TYPE_INT },
+  BLOB_DOUBLE ("orientation", 0, orientation),
+  BLOB_DOUBLE ("axis-major-length", 0, axis_major_length),
+  BLOB_DOUBLE ("axis-minor-length", 0, axis_minor_length),
+  BLOB_DOUBLE ("eccentricity", 0, eccentricity),
+};
+
+#define N_BLOB_FIELDS G_N_ELEMENTS (blob_fields)
+
+/* Their names as quarks, and the blob parameters' name, interned once. */
+static GQuark blob_quarks[N_BLOB_FIELDS];
+static GQuark blob_type_quark, blob_properties_quark;
+
+static void
+intern_blob_quarks (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    guint i;
+
+    for (i = 0; i < N_BLOB_FIELDS; i++)
+      blob_quarks[i] = g_quark_from_static_string (blob_fields[i].name);
+    blob_type_quark = g_quark_from_static_string (GST_CUDA_CCL_BLOB_PARAMS);
+    blob_properties_quark = g_quark_from_static_string ("properties");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* Whether a frame whose blobs hold the groups `properties` carries field f. */
+static gboolean
+blob_field_present (const BlobField * f, guint properties)
+{
+  return f->group == 0 || (properties & f->group) != 0;
+}
+
+/* v (unset) := field f of blob. */
+static void
+blob_field_value (const GstCclBlob * blob, const BlobField * f, GValue * v)
+{
+  const guint8 *at = (const guint8 *) blob + f->offset;
+
+  g_value_init (v, f->type);
+  if (f->type == G_TYPE_INT)
+    g_value_set_int (v, *(const gint32 *) at);
+  else
+    g_value_set_double (v, *(const gdouble *) at);
+}
+
+/* The ROI meta's "cudaccl-blob" parameters: which groups are filled
+ * ("properties", GstCclBlobProperties) and their fields, the shape's always. */
+static GstStructure *
+blob_params (const GstCclBlob * blob)
+{
+  GstStructure *s = gst_structure_new_id (blob_type_quark,
+      blob_properties_quark, GST_TYPE_CCL_BLOB_PROPERTIES, blob->properties,
+      NULL);
+  guint i;
+
+  for (i = 0; i < N_BLOB_FIELDS; i++) {
+    /* A fresh GValue per take: a taken one may be poisoned. */
+    GValue v = G_VALUE_INIT;
+
+    if (!blob_field_present (&blob_fields[i], blob->properties))
+      continue;
+    blob_field_value (blob, &blob_fields[i], &v);
+    gst_structure_id_take_value (s, blob_quarks[i], &v);
+  }
+  return s;
+}
+
 /**
  * gst_cuda_ccl_report_add_roi_metas:
  * @buf: a writable frame
@@ -57,7 +156,8 @@ intern_roi_quarks (void)
  * the order they are reported in), its params structure holding label, area,
  * centroid and raw moments, and with tracking the track's fields. The meta's id is
  * the track id (its low 31 bits: the field is a gint) with tracking, the label
- * without.
+ * without. With blob analysis a second parameter structure, "cudaccl-blob",
+ * holds the component's #GstCclBlob fields.
  */
 void
 gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
@@ -66,9 +166,10 @@ gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
   guint i;
 
   intern_roi_quarks ();
+  intern_blob_quarks ();
   for (i = 0; i < report->n_roi; i++) {
-    const GstCclComponent *c = &report->components[report->roi_indices ?
-        report->roi_indices[i] : i];
+    const guint index = report->roi_indices ? report->roi_indices[i] : i;
+    const GstCclComponent *c = &report->components[index];
     GstVideoRegionOfInterestMeta *roi;
     GstStructure *params;
 
@@ -98,6 +199,9 @@ gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf, const CclReport * report)
           q[Q_PREDICTED_WIDTH], G_TYPE_INT, c->predicted_width,
           q[Q_PREDICTED_HEIGHT], G_TYPE_INT, c->predicted_height, NULL);
     gst_video_region_of_interest_meta_add_param (roi, params);
+    if (report->blobs)
+      gst_video_region_of_interest_meta_add_param (roi,
+          blob_params (&report->blobs[index]));
   }
 }
 
@@ -130,6 +234,33 @@ append_value (GValue * array, GType type, ...)
   gst_value_array_append_and_take_value (array, &v);
 }
 
+/* The message's blob fields: "blob-properties" and a list per field, aligned
+ * with "label" (empty when nothing is reported). */
+static void
+add_blob_arrays (GstStructure * s, const CclReport * report)
+{
+  const guint n = report->blobs ? report->n_components : 0;
+  guint f, i;
+
+  intern_blob_quarks ();
+  gst_structure_set (s, "blob-properties", GST_TYPE_CCL_BLOB_PROPERTIES,
+      report->blob_properties, NULL);
+  for (f = 0; f < N_BLOB_FIELDS; f++) {
+    GValue array = G_VALUE_INIT;
+
+    if (!blob_field_present (&blob_fields[f], report->blob_properties))
+      continue;
+    gst_value_array_init (&array, n);
+    for (i = 0; i < n; i++) {
+      GValue v = G_VALUE_INIT;
+
+      blob_field_value (&report->blobs[i], &blob_fields[f], &v);
+      gst_value_array_append_and_take_value (&array, &v);
+    }
+    gst_structure_id_take_value (s, blob_quarks[f], &array);
+  }
+}
+
 /**
  * gst_cuda_ccl_report_message:
  * @src: the element posting it
@@ -142,6 +273,8 @@ append_value (GValue * array, GType type, ...)
  * frame size, counts, threshold used, whether tracking is on, and one list per
  * component field (label, bbox, area, centroid, and with tracking track id,
  * parent id, track age and velocity), so that gst-launch-1.0 -m prints them.
+ * With blob analysis also "blob-properties" (the groups filled) and one list
+ * per #GstCclBlob field of those groups and of the shape.
  */
 GstMessage *
 gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
@@ -198,6 +331,8 @@ gst_cuda_ccl_report_message (GstObject * src, GstBuffer * buf,
       "tracking", G_TYPE_BOOLEAN, report->tracking, NULL);
   for (i = 0; i < n_fields; i++)
     gst_structure_take_value (s, names[i], &arrays[i]);
+  if (report->with_blobs)
+    add_blob_arrays (s, report);
 
   return gst_message_new_element (src, s);
 }

@@ -14,6 +14,9 @@ G_BEGIN_DECLS
 
 /* The roi-type of the GstVideoRegionOfInterestMeta attached per component. */
 #define GST_CUDA_CCL_ROI_TYPE "ccl-component"
+/* The name of its second parameter structure, a component's GstCclBlob, with
+ * blob analysis (blob-properties or a blob filter). */
+#define GST_CUDA_CCL_BLOB_PARAMS "cudaccl-blob"
 
 void        gst_cuda_ccl_report_add_roi_metas (GstBuffer * buf,
                                                const CclReport * report);

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "analysis.h"
+#include "blob_pass.h"
+#include "ccl/blob.h"
 #include "foreground_stage.h"
 #include "ccl/cuda_memory.h"
 #include "graph_exec.h"
@@ -75,6 +77,8 @@ struct GraphKey {
   bg::StepParams step;
   ColorOptions color;  // ForegroundModel::Color's bounds (plain ints: no padding)
   int local_block, local_delta;  // ForegroundModel::Local's window and integer offset
+  uint32_t properties;           // the blob pass's Property bits
+  double blob_bounds[6];         // the blob filters
 
   GraphKey(const ImageView& image, const Options& o, const Tuning& t, bool report,
            bool masked, const void* region_mask, const bg::StepParams& params) {
@@ -110,6 +114,10 @@ struct GraphKey {
       local_block = o.local.block_size;
       local_delta = local::params(o.local, o.mode, image.width).delta;
     }
+    properties = o.properties;
+    const double bounds[6] = {o.min_circularity, o.max_circularity, o.min_intensity,
+                              o.max_intensity,   o.min_eccentricity, o.max_eccentricity};
+    std::copy(bounds, bounds + 6, blob_bounds);
   }
   bool operator==(const GraphKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
 };
@@ -177,6 +185,7 @@ struct Engine::Impl {
   OtsuStage otsu;
   ForegroundPass foreground;
   Analysis analysis;
+  BlobPass blobs;
   Reporter report;
 
   Event done{false};
@@ -204,6 +213,8 @@ struct Engine::Impl {
   // then applies the frame's own area limits (grouping.cpp).
   Options grouping;
   std::vector<Component> groups;
+  std::vector<Blob> group_blobs;
+  bool with_blobs = false;  // the frame in flight has blobs
   FrameGeometry geo;
   cudaStream_t stream = nullptr;
 
@@ -219,7 +230,8 @@ struct Engine::Impl {
     bool moved = labels.reserve(g.pixels());
     moved |= mask.reserve(g.mask_words());
     moved |= info.reserve(1);
-    if (options.write_labels) moved |= output.reserve(g.pixels());
+    // The blob pass reads the output labels, asked for or not.
+    if (options.write_labels || options.properties) moved |= output.reserve(g.pixels());
     if (options.mode == ThresholdMode::Otsu) moved |= otsu.reserve(image);
     moved |= foreground.reserve(image, options);
     const Labeler& labeler = cuda::labeler(options.algorithm);
@@ -227,7 +239,8 @@ struct Engine::Impl {
     if (labeler.host_rounds()) host_flag.reserve(1);
     const size_t components = worst_case_components(g, options.connectivity);
     moved |= analysis.reserve(g, components, sm_count);
-    moved |= report.reserve(components, options.max_components, sm_count);
+    if (options.properties) moved |= blobs.reserve(components, sm_count);
+    moved |= report.reserve(components, options.max_components, sm_count, options.properties != 0);
     if (moved) graphs.clear();  // they point at freed memory
   }
 
@@ -269,8 +282,12 @@ struct Engine::Impl {
     labeler.merge(frame);
     mark(kMerged, s);
     analysis.number(geo, mask.get(), labels.get(), options.connectivity, info.get(), s);
-    analysis.measure(geo, mask.get(), labels.get(), options.write_labels ? output.get() : nullptr,
-                     s, chained());
+    const bool labels_out = options.write_labels || options.properties;
+    analysis.measure(geo, mask.get(), labels.get(), labels_out ? output.get() : nullptr, s,
+                     chained());
+    if (options.properties)
+      blobs.measure(geo, image, output.get(), info.get(), options.properties,
+                    options.connectivity, s, chained());
     if (with_report) report.launch(s, chained());
   }
 
@@ -323,6 +340,7 @@ struct Engine::Impl {
     if (pending) CCL_CUDA_CHECK(cudaEventSynchronize(done.get()));
     const size_t components = worst_case_components(g, options.connectivity);
     analysis.poison(byte, components, s);
+    if (options.properties) blobs.poison(byte, components, s);
     report.poison(byte, components);
   }
 
@@ -352,12 +370,17 @@ Engine::~Engine() = default;
 void Engine::enqueue(const ImageView& image, const Options& requested, cudaStream_t stream) {
   validate(image, requested);
   Options options = requested;
+  // The properties asked for and those the filters read.
+  options.properties = needed_properties(requested);
   if (requested.group_gap >= 0) {
     // Pieces below min_area may make a group above it, and the largest groups are not
     // made of the largest pieces: the selection waits for the groups.
     options.min_area = 0;
     options.max_area = 0;
     options.max_components = UINT32_MAX;
+    options.min_circularity = options.max_circularity = 0;
+    options.min_intensity = options.max_intensity = 0;
+    options.min_eccentricity = options.max_eccentricity = 0;
   }
   if (image.space != MemorySpace::Device)
     throw Error("Engine::enqueue needs an image in device memory (label_host uploads one)");
@@ -375,7 +398,8 @@ void Engine::enqueue(const ImageView& image, const Options& requested, cudaStrea
   const int level = options.foreground != ForegroundModel::Threshold ? 0
                     : options.mode == ThresholdMode::Otsu         ? -1
                                                                   : options.threshold;
-  d.report.prepare(d.info.get(), d.analysis.device_table(), d.analysis.epoch(), level, options);
+  d.report.prepare(d.info.get(), d.analysis.device_table(), d.analysis.epoch(), level, options,
+                   options.properties ? d.blobs.device_table() : nullptr);
   d.mark(kStart, stream);
   // Unprofiled frames run the report in the same graph: one launch for the frame. With
   // profiling, the events that time the labeling and the report sit between them.
@@ -396,6 +420,7 @@ void Engine::enqueue(const ImageView& image, const Options& requested, cudaStrea
 
   d.pending = true;
   d.grouping = requested;
+  d.with_blobs = options.properties != 0;
   d.wrote_labels = options.write_labels;
   d.wrote_mask = masked;
   d.geo = geo;
@@ -405,6 +430,10 @@ void Engine::enqueue(const ImageView& image, const Options& requested, cudaStrea
 void Engine::finish(Result& out, bool copy_labels) {
   const TableView table = finish_in_place(out, copy_labels);
   out.components.assign(table.data, table.data + table.size);
+  if (table.blobs)
+    out.blobs.assign(table.blobs, table.blobs + table.size);
+  else
+    out.blobs.clear();
 }
 
 TableView Engine::finish_in_place(Result& out, bool copy_labels) {
@@ -421,6 +450,7 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   out.threshold_used = int(d.report.header().level);
   out.num_components = d.report.header().count;
   out.components.clear();
+  out.blobs.clear();
   out.group_of.clear();
   if (copy_labels && d.wrote_labels) {
     out.labels.resize(d.geo.pixels());
@@ -447,15 +477,22 @@ TableView Engine::finish_in_place(Result& out, bool copy_labels) {
   }
   if (d.grouping.group_gap >= 0) {
     d.groups.assign(table.entries, table.entries + table.size);
-    select_reported(d.groups, d.grouping, &out.num_components, &out.group_of);
-    return TableView{d.groups.data(), uint32_t(d.groups.size())};
+    d.group_blobs.clear();
+    if (table.blobs) d.group_blobs.assign(table.blobs, table.blobs + table.size);
+    select_reported(d.groups, d.group_blobs, d.grouping, &out.num_components, &out.group_of);
+    return TableView{d.groups.data(), uint32_t(d.groups.size()),
+                     table.blobs ? d.group_blobs.data() : nullptr};
   }
-  return TableView{table.entries, table.size};
+  return TableView{table.entries, table.size, table.blobs};
 }
 
 const uint32_t* Engine::device_labels() const { return impl_->output.get(); }
 
 const Component* Engine::device_components() const { return impl_->analysis.device_table(); }
+
+const Blob* Engine::device_blobs() const {
+  return impl_->with_blobs ? impl_->blobs.device_table() : nullptr;
+}
 
 const uint32_t* Engine::device_component_count() const {
   return impl_->info.get() ? &impl_->info.get()->count : nullptr;

@@ -52,9 +52,9 @@ __device__ __forceinline__ void block_range(uint32_t n, uint32_t& begin, uint32_
 /// counts per block the entries of at least min_area pixels, their largest area and
 /// how many have each area below kCountedAreas.
 __global__ void __launch_bounds__(kReportBlock)
-    finish_kernel(const FrameInfo* info, Component* table, AreaRange areas_passing,
-                  uint32_t* block_counts, uint32_t* block_max, uint32_t* block_areas,
-                  uint32_t* epoch) {
+    finish_kernel(const FrameInfo* info, Component* table, const Blob* blobs,
+                  blob::Filter filter, uint32_t* block_counts, uint32_t* block_max,
+                  uint32_t* block_areas, uint32_t* epoch) {
   wait_for_previous_grid();
   using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
   __shared__ typename Reduce::TempStorage reduce;
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kReportBlock)
       c.width = c.width - c.x + 1;
       c.height = c.height - c.y + 1;
       mine[lane] = c;
-      if (areas_passing.passes(c.area)) {
+      if (filter.passes(c, blobs + i)) {
         ++passing;
         largest = max(largest, uint32_t(c.area));
         if (c.area < kCountedAreas) counted = uint32_t(c.area);
@@ -119,9 +119,10 @@ struct AreaRanks {
 /// each entry its position: the entries of larger areas, plus those of its own area
 /// in earlier blocks, plus those of its area before it in this block. The last are
 /// ranked warp by warp, in label order (match_any within a warp).
-__device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
-                           AreaRange areas_passing, uint32_t max_components, uint32_t largest,
-                           const uint32_t* block_areas, AreaRanks& ranks, Component* out) {
+__device__ void size_order(const Component* table, const Blob* blobs, uint32_t begin,
+                           uint32_t end, const blob::Filter& filter, uint32_t max_components,
+                           uint32_t largest, const uint32_t* block_areas, AreaRanks& ranks,
+                           Component* out, Blob* out_blobs) {
   using Scan = cub::BlockScan<uint32_t, kReportBlock>;
   __shared__ typename Scan::TempStorage scan;
   static_assert(kAreasPerThread == 8, "two 16-byte loads per row and thread");
@@ -170,9 +171,9 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
     // Only areas at or above the cut can be reported (the cut is a passing area).
     // Entries above max_area pass no test here by their size alone (and may exceed
     // the counted areas): the range decides first.
-    const uint64_t area = i < end ? table[i].area : 0;
-    const uint32_t a = i < end && areas_passing.passes(area) && area >= cut ? uint32_t(area)
-                                                                          : UINT32_MAX;
+    const bool passes = i < end && filter.passes(table[i], blobs + i);
+    const uint64_t area = passes ? table[i].area : 0;
+    const uint32_t a = passes && area >= cut ? uint32_t(area) : UINT32_MAX;
     // Most rounds hold none of the largest: skip them, and in the others take turns
     // only among the warps that hold some.
     __syncthreads();  // everyone read the last round's warps
@@ -195,7 +196,10 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
     }
     if (a != UINT32_MAX) {
       const uint32_t rank = ranks.earlier[a] + seen + before_me;  // within area a
-      if (a > cut || rank < ranks.cut_take) out[ranks.above[a] + rank] = table[i];
+      if (a > cut || rank < ranks.cut_take) {
+        out[ranks.above[a] + rank] = table[i];
+        if (out_blobs) out_blobs[ranks.above[a] + rank] = blobs[i];
+      }
     }
   }
 }
@@ -208,11 +212,12 @@ __device__ void size_order(const Component* table, uint32_t begin, uint32_t end,
 /// order on the device (size_order, into `ordered`; hand_over_kernel copies them);
 /// otherwise read() sorts.
 __global__ void __launch_bounds__(kReportBlock)
-    report_kernel(const FrameInfo* info, const Component* table, AreaRange areas_passing,
-                  uint32_t max_components, const uint32_t* block_counts,
+    report_kernel(const FrameInfo* info, const Component* table, const Blob* blobs,
+                  blob::Filter filter, uint32_t max_components, const uint32_t* block_counts,
                   const uint32_t* block_max, const uint32_t* block_areas,
-                  Component* host_table, uint32_t capacity, Component* ordered,
-                  uint32_t* ordered_flag, ReportHeader* header, int fixed_level) {
+                  Component* host_table, Blob* host_blobs, uint32_t capacity,
+                  Component* ordered, Blob* ordered_blobs, uint32_t* ordered_flag,
+                  ReportHeader* header, int fixed_level) {
   wait_for_previous_grid();
   using Reduce = cub::BlockReduce<uint32_t, kReportBlock>;
   using Scan = cub::BlockScan<uint32_t, kReportBlock>;
@@ -256,18 +261,19 @@ __global__ void __launch_bounds__(kReportBlock)
   block_range(n, begin, end);
   if (totals[0] > max_components) {
     if (totals[2] < kCountedAreas && ordered != nullptr && max_components > 0)
-      size_order(table, begin, end, areas_passing, max_components, totals[2], block_areas,
-                 work.ranks,
-                 ordered);
+      size_order(table, blobs, begin, end, filter, max_components, totals[2], block_areas,
+                 work.ranks, ordered, ordered_blobs);
     return;
   }
 
   uint32_t at = totals[1];
   for (uint32_t first = begin; first < end; first += kReportBlock) {
     const uint32_t i = first + threadIdx.x;
-    const bool passes = i < end && areas_passing.passes(table[i].area);
+    const bool passes = i < end && filter.passes(table[i], blobs + i);
     uint32_t slot, round;
     Scan(temp.scan).ExclusiveSum(uint32_t(passes), slot, round);
+    // A blob (64 bytes) per thread, straight from its entry: one line each.
+    if (passes && host_blobs && at + slot < capacity) host_blobs[at + slot] = blobs[i];
     if (passes) {
       const uint64_t* words = reinterpret_cast<const uint64_t*>(table + i);
 #pragma unroll
@@ -286,8 +292,9 @@ __global__ void __launch_bounds__(kReportBlock)
 /// When report_kernel ordered the largest on the device: copies them, `count` entries
 /// (as many as `capacity` holds), into host memory as consecutive words.
 __global__ void __launch_bounds__(kReportBlock)
-    hand_over_kernel(const uint32_t* ordered_flag, const Component* ordered, uint32_t count,
-                     Component* host_table, uint32_t capacity) {
+    hand_over_kernel(const uint32_t* ordered_flag, const Component* ordered,
+                     const Blob* ordered_blobs, uint32_t count, Component* host_table,
+                     Blob* host_blobs, uint32_t capacity) {
   wait_for_previous_grid();
   if (!*ordered_flag) return;
   const size_t words = size_t(min(count, capacity)) * kEntryWords;
@@ -296,37 +303,44 @@ __global__ void __launch_bounds__(kReportBlock)
   for (size_t k = size_t(blockIdx.x) * kReportBlock + threadIdx.x; k < words;
        k += size_t(gridDim.x) * kReportBlock)
     out[k] = in[k];
+  if (!host_blobs) return;
+  for (size_t k = size_t(blockIdx.x) * kReportBlock + threadIdx.x; k < min(count, capacity);
+       k += size_t(gridDim.x) * kReportBlock)
+    host_blobs[k] = ordered_blobs[k];
 }
 
 /// Sort keys of the whole table: the largest area gets 0, equal areas equal keys (the
 /// stable sort keeps them in label order), entries that do not pass `after_all`.
-__global__ void size_keys_kernel(const Component* table, uint32_t n, AreaRange areas_passing,
-                                 uint32_t max_area, uint32_t after_all, uint32_t* keys,
-                                 uint32_t* indices) {
+__global__ void size_keys_kernel(const Component* table, const Blob* blobs, uint32_t n,
+                                 blob::Filter filter, uint32_t max_area, uint32_t after_all,
+                                 uint32_t* keys, uint32_t* indices) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint64_t area = table[i].area;
-  keys[i] = areas_passing.passes(area) ? max_area - uint32_t(area) : after_all;
+  keys[i] = filter.passes(table[i], blobs + i) ? max_area - uint32_t(area) : after_all;
   indices[i] = i;
 }
 
 /// The first n entries of the table in `order`, into host memory, a warp per 32.
 __global__ void __launch_bounds__(kReportBlock)
-    gather_kernel(const Component* table, const uint32_t* order, uint32_t n,
-                  Component* host_table) {
+    gather_kernel(const Component* table, const Blob* blobs, const uint32_t* order, uint32_t n,
+                  Component* host_table, Blob* host_blobs) {
   __shared__ EntryStaging staging[kReportBlock / kWarpSize];
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
   const uint32_t first = (blockIdx.x * (kReportBlock / kWarpSize) + warp) * kWarpSize;
   if (first >= n) return;
-  if (first + lane < n)
+  if (first + lane < n) {
     reinterpret_cast<Component*>(staging[warp])[lane] = table[order[first + lane]];
+    if (host_blobs) host_blobs[first + lane] = blobs[order[first + lane]];
+  }
   store_staged_entries(staging[warp], host_table + first, min(n - first, uint32_t(kWarpSize)));
 }
 
 }  // namespace
 
-bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count) {
+bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count,
+                       bool with_blobs) {
   capacity = std::max<size_t>(capacity, 1);
   // One block per SM: each walks its range of the table in rounds, so fewer blocks
   // would mean more rounds one after the other.
@@ -338,12 +352,15 @@ bool Reporter::reserve(size_t capacity, uint32_t max_components, int sm_count) {
   moved |= ordered_flag_.reserve(1);
   // Only a frame with more passing components than max_components orders them here,
   // and no frame has more than `capacity`.
-  if (max_components < capacity && max_components <= kMostOrderedInFrame)
+  if (max_components < capacity && max_components <= kMostOrderedInFrame) {
     moved |= ordered_.reserve(max_components);
+    if (with_blobs) moved |= ordered_blobs_.reserve(max_components);
+  }
   moved |= header_.reserve(1);
   // The host copy starts small and grows to what frames report (read()): most frames
   // report far fewer components than the worst case, which would pin W*H/2 entries.
   moved |= host_table_.reserve(std::min<size_t>(capacity, 1 << 16));
+  if (with_blobs) moved |= host_blobs_.reserve(host_table_.capacity());
   table_capacity_ = std::max(table_capacity_, capacity);
   return moved;
 }
@@ -352,44 +369,52 @@ void Reporter::poison(int byte, size_t components) {
   std::memset(header_.host(), byte, sizeof(ReportHeader));
   std::memset(static_cast<void*>(host_table_.host()), byte,
               std::min(components, host_table_.capacity()) * sizeof(Component));
+  if (host_blobs_.capacity())
+    std::memset(static_cast<void*>(host_blobs_.host()), byte,
+                std::min(components, host_blobs_.capacity()) * sizeof(Blob));
 }
 
 void Reporter::prepare(const FrameInfo* info, Component* table, uint32_t* epoch,
-                       int fixed_level, const Options& options) {
+                       int fixed_level, const Options& options, const Blob* blobs) {
   info_ = info;
   table_ = table;
   epoch_ = epoch;
   fixed_level_ = fixed_level;
   min_area_ = options.min_area;
-  max_area_ = options.max_area ? options.max_area : UINT64_MAX;
+  filter_ = blob::Filter::of(options);
   max_components_ = options.max_components;
+  blobs_ = blobs;
 }
 
-AreaRange Reporter::areas() const { return AreaRange{min_area_, max_area_}; }
+Blob* Reporter::host_blobs() { return blobs_ ? host_blobs_.device() : nullptr; }
+
+Blob* Reporter::ordered_blobs() const { return blobs_ ? ordered_blobs_.get() : nullptr; }
 
 void Reporter::launch(cudaStream_t stream, bool chained) {
   cuda::launch("finish_kernel", finish_kernel, blocks_, kReportBlock, stream, chained, info_,
-               table_, areas(), block_counts_.get(), block_max_.get(), block_areas_.get(),
-               epoch_);
+               table_, blobs_, filter_, block_counts_.get(), block_max_.get(),
+               block_areas_.get(), epoch_);
   launch_report(stream, chained);
   launch_hand_over(stream, chained);
 }
 
 void Reporter::launch_report(cudaStream_t stream, bool chained) {
   cuda::launch("report_kernel", report_kernel, blocks_, kReportBlock, stream, chained, info_,
-               static_cast<const Component*>(table_), areas(), max_components_,
+               static_cast<const Component*>(table_), blobs_, filter_, max_components_,
                static_cast<const uint32_t*>(block_counts_.get()),
                static_cast<const uint32_t*>(block_max_.get()),
                static_cast<const uint32_t*>(block_areas_.get()), host_table_.device(),
-               host_capacity(), ordered_target(), ordered_flag_.get(), header_.device(),
-               fixed_level_);
+               host_blobs(), host_capacity(), ordered_target(),
+               ordered_target() ? ordered_blobs() : nullptr, ordered_flag_.get(),
+               header_.device(), fixed_level_);
 }
 
 void Reporter::launch_hand_over(cudaStream_t stream, bool chained) {
   cuda::launch("hand_over_kernel", hand_over_kernel, blocks_, kReportBlock, stream, chained,
                static_cast<const uint32_t*>(ordered_flag_.get()),
-               static_cast<const Component*>(ordered_target()), max_components_,
-               host_table_.device(), host_capacity());
+               static_cast<const Component*>(ordered_target()),
+               static_cast<const Blob*>(ordered_blobs()), max_components_,
+               host_table_.device(), host_blobs(), host_capacity());
 }
 
 Component* Reporter::ordered_target() const {
@@ -415,6 +440,7 @@ ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
     // Room for frames like this one, and this one's entries again.
     moved_ |= host_table_.reserve(
         std::min(table_capacity_, std::max<size_t>(reported, 2 * host_table_.capacity())));
+    if (blobs_) moved_ |= host_blobs_.reserve(host_table_.capacity());
     if (!by_size) launch_report(stream, false);
     if (ordered_here) launch_hand_over(stream, false);
     if (!by_size || ordered_here) CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -425,7 +451,7 @@ ReportedTable Reporter::read(cudaStream_t stream, cudaEvent_t sorted_mark) {
     CCL_CUDA_CHECK(cudaStreamSynchronize(stream));
     sorted_ = true;
   }
-  return ReportedTable{host_table_.host(), reported};
+  return ReportedTable{host_table_.host(), reported, blobs_ ? host_blobs_.host() : nullptr};
 }
 
 void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_area,
@@ -439,7 +465,7 @@ void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_a
   cub::DoubleBuffer<uint32_t> keys(keys_.get(), keys_.get() + count);
   cub::DoubleBuffer<uint32_t> values(values_.get(), values_.get() + count);
   cuda::launch("size_keys_kernel", size_keys_kernel, ceil_div(count, kReportBlock), kReportBlock,
-         stream, false, static_cast<const Component*>(table_), count, areas(), max_area,
+         stream, false, static_cast<const Component*>(table_), blobs_, count, filter_, max_area,
          after_all, keys.Current(), values.Current());
   size_t bytes = 0;
   CCL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, count, 0, bits,
@@ -449,8 +475,9 @@ void Reporter::sort_and_gather(uint32_t count, uint32_t reported, uint32_t max_a
                                                  count, 0, bits, stream));
   const unsigned warps_per_block = kReportBlock / kWarpSize;
   cuda::launch("gather_kernel", gather_kernel, ceil_div(reported, size_t(warps_per_block) * kWarpSize),
-         kReportBlock, stream, false, static_cast<const Component*>(table_),
-         static_cast<const uint32_t*>(values.Current()), reported, host_table_.device());
+         kReportBlock, stream, false, static_cast<const Component*>(table_), blobs_,
+         static_cast<const uint32_t*>(values.Current()), reported, host_table_.device(),
+         host_blobs());
 }
 
 }  // namespace ccl::cuda

@@ -27,19 +27,12 @@
 #include "ccl/cuda_memory.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/types.h"
+#include "../src/blob_math.h"
 #include "threshold.h"
 
 namespace ccl::cuda {
 
 /// What the device leaves in mapped host memory for read().
-/// The areas a reported component may have (Options::min_area, max_area).
-struct AreaRange {
-  uint64_t min, max;
-  __host__ __device__ __forceinline__ bool passes(uint64_t area) const {
-    return area >= min && area <= max;
-  }
-};
-
 struct ReportHeader {
   uint32_t count;     // components in the frame
   uint32_t passing;   // of those, the ones within [min_area, max_area]
@@ -51,6 +44,7 @@ struct ReportHeader {
 struct ReportedTable {
   const Component* entries = nullptr;
   uint32_t size = 0;
+  const Blob* blobs = nullptr;  // beside the entries, when the frame has blobs
 };
 
 class Reporter {
@@ -58,15 +52,18 @@ class Reporter {
   /// Scratch for tables of up to `capacity` components, of which up to max_components
   /// are reported. True when memory the kernels use moved since the last call (here or
   /// when read() made room): graphs that captured launch() must go.
-  bool reserve(size_t capacity, uint32_t max_components, int sm_count);
+  /// with_blobs: the frames have blobs (BlobPass) to hand over too.
+  bool reserve(size_t capacity, uint32_t max_components, int sm_count, bool with_blobs);
   /// Fills the header and the host table's first `components` entries with `byte`.
   void poison(int byte, size_t components);
 
   /// The frame to report, before its launch() is queued or replayed: its table and
   /// count (info) as the stream computes them; fixed_level < 0: the level is Otsu's,
   /// from info. The kernels advance `epoch` once per frame (Analysis::epoch()).
+  /// blobs: the frame's blob table (BlobPass) beside `table`, or null; its entries
+  /// travel with the reported components, and the blob filters read it.
   void prepare(const FrameInfo* info, Component* table, uint32_t* epoch, int fixed_level,
-               const Options& options);
+               const Options& options, const Blob* blobs);
   /// Queues the report's kernels (or records them into a graph being captured).
   /// chained: the first is launched chained to the stream's previous kernel (chain.h).
   void launch(cudaStream_t stream, bool chained);
@@ -98,9 +95,11 @@ class Reporter {
   DeviceBuffer<uint32_t> block_max_;     // per finish_kernel block: largest passing area
   DeviceBuffer<uint32_t> block_areas_;   // per block and area below the limit: passing
   DeviceBuffer<Component> ordered_;      // the largest, in order (report_kernel)
+  DeviceBuffer<Blob> ordered_blobs_;     // their blobs, when the frame has blobs
   DeviceBuffer<uint32_t> ordered_flag_;  // whether report_kernel ordered them
   MappedBuffer<ReportHeader> header_;
   MappedBuffer<Component> host_table_;
+  MappedBuffer<Blob> host_blobs_;  // beside host_table_, as large, once a frame had blobs
   size_t table_capacity_ = 0;
   // The frame queued last (read() reuses its arguments).
   const FrameInfo* info_ = nullptr;
@@ -108,8 +107,11 @@ class Reporter {
   uint32_t* epoch_ = nullptr;
   int fixed_level_ = 0;
   uint64_t min_area_ = 0;
-  uint64_t max_area_ = UINT64_MAX;  // Options::max_area, 0 (no limit) as the largest value
-  AreaRange areas() const;
+  blob::Filter filter_{};  // what a reported entry must meet (area range, blob filters)
+  const Blob* blobs_ = nullptr;
+  /// The blobs' host copy when the frame has blobs (grown to the host table), else null.
+  Blob* host_blobs();
+  Blob* ordered_blobs() const;
   uint32_t max_components_ = 0;
   bool sorted_ = false;  // the last read() sorted
   // The sort of frames with more passing components than are reported.

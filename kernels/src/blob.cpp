@@ -27,12 +27,14 @@ Shape shape_of(const Component& c) {
   const double a = blob::to_double(spread.xx) / n2;
   const double d = blob::to_double(spread.yy) / n2;
   const double b = -blob::to_double(spread.xy) / n2;
-  // Equal spreads: scikit-image's own case (its float spreads compared exactly),
-  // -pi/4 when b < 0 and pi/4 otherwise.
-  if (spread.xx == spread.yy)
-    s.orientation = b < 0 ? -M_PI / 4 : M_PI / 4;
+  // Equal spreads give atan2's angle of (-2 b, 0), +pi/4 for b < 0. (scikit-image 0.19
+  // says -pi/4 there, from a special case that contradicts its own formula, fixed in
+  // later releases; it is met only where its float spreads tie exactly.) An isotropic
+  // tensor has no axis: pi/4, as scikit-image gives.
+  if (spread.xx == spread.yy && spread.xy == 0)
+    s.orientation = M_PI / 4;
   else
-    s.orientation = 0.5 * std::atan2(-2 * b, d - a);
+    s.orientation = 0.5 * std::atan2(-2 * b, spread.xx == spread.yy ? 0.0 : d - a);
   const double sum = blob::to_double(spread.xx + spread.yy) / n2;
   const double diff = blob::to_double(spread.xx - spread.yy) / n2;
   const double r = std::sqrt(diff * diff + 4 * b * b);

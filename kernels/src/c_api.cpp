@@ -3,6 +3,7 @@
 #include "ccl/ccl.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "c_api_columns.h"
 #include "c_api_device.h"
+#include "ccl/blob.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/foreground.h"
 #include "ccl/reference.h"
@@ -35,6 +37,31 @@ CCL_SAME_FIELD(sum_xx);
 CCL_SAME_FIELD(sum_xy);
 CCL_SAME_FIELD(sum_yy);
 #undef CCL_SAME_FIELD
+
+// ccl_blob is ccl::Blob with C names, likewise.
+#define CCL_SAME_FIELD(f) \
+  static_assert(offsetof(ccl_blob, f) == offsetof(ccl::Blob, f), "ccl_blob." #f)
+static_assert(sizeof(ccl_blob) == sizeof(ccl::Blob), "ccl_blob mirrors ccl::Blob");
+CCL_SAME_FIELD(intensity_sum);
+CCL_SAME_FIELD(intensity_sum_sq);
+CCL_SAME_FIELD(channel_sum);
+CCL_SAME_FIELD(intensity_min);
+CCL_SAME_FIELD(intensity_max);
+CCL_SAME_FIELD(perimeter_counts);
+CCL_SAME_FIELD(euler);
+#undef CCL_SAME_FIELD
+
+// The blob members were appended to the struct of 0.3, which ended at group_gap: an
+// older caller's size is exactly where they start, so none of its padding is read as them.
+static_assert(offsetof(ccl_options, properties) == 128 &&
+                  offsetof(ccl_options, group_gap) + sizeof(int32_t) == 128,
+              "ccl_options: the blob members follow the 128 bytes of the older struct");
+static_assert(uint32_t(CCL_PROPERTY_INTENSITY) == ccl::kPropertyIntensity &&
+                  uint32_t(CCL_PROPERTY_COLOR) == ccl::kPropertyColor &&
+                  uint32_t(CCL_PROPERTY_PERIMETER) == ccl::kPropertyPerimeter &&
+                  uint32_t(CCL_PROPERTY_EULER) == ccl::kPropertyEuler &&
+                  uint32_t(CCL_PROPERTY_ALL) == ccl::kAllProperties,
+              "CCL_PROPERTY_* are ccl::Property's bits");
 
 namespace {
 
@@ -172,6 +199,13 @@ ccl::Options engine_options(const ccl_options& o) {
   e.close_radius = o.close_radius;
   e.background.compensate_light = o.compensate_light != 0;
   e.group_gap = o.group_gap;
+  e.properties = o.properties;
+  e.min_circularity = o.min_circularity;
+  e.max_circularity = o.max_circularity;
+  e.min_intensity = o.min_intensity;
+  e.max_intensity = o.max_intensity;
+  e.min_eccentricity = o.min_eccentricity;
+  e.max_eccentricity = o.max_eccentricity;
   return e;
 }
 
@@ -185,7 +219,8 @@ struct ccl_engine {
   ccl::ForegroundStage stage;     // CPU backend, models without state
   ccl::Result result;             // the last frame (CPU; CUDA: counts, host labels)
   std::vector<uint8_t> widened;   // a host RGB frame as RGBx
-  ccl::TableView table;           // the last frame's reported components
+  ccl::TableView table;           // the last frame's reported components (and blobs)
+  uint32_t properties = 0;        // the Property bits the last frame computed
   int width = 0, height = 0;
   bool has_frame = false;
   // A device frame's runner (its own or a foreground model's) and stream, for
@@ -210,13 +245,25 @@ struct ccl_tracker {
 
 namespace {
 
+// The reported components of a Result and, with properties, their blobs.
+ccl::TableView result_table(const ccl::Result& r) {
+  ccl::TableView t{r.components.data(), uint32_t(r.components.size())};
+  if (!r.blobs.empty()) {
+    if (r.blobs.size() != r.components.size())
+      throw std::runtime_error("internal: " + std::to_string(r.blobs.size()) + " blobs for " +
+                               std::to_string(r.components.size()) + " components");
+    t.blobs = r.blobs.data();
+  }
+  return t;
+}
+
 void label_cpu(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::ImageView view,
                const ccl::Options& options) {
   if (img.memory != CCL_MEMORY_HOST)
     throw Invalid("the CPU backend reads host memory only: this image is in device memory");
   ccl::ForegroundStage& stage = fg ? fg->stage : e.stage;
   ccl::reference_label(view, options, stage, e.result);
-  e.table = ccl::TableView{e.result.components.data(), uint32_t(e.result.components.size())};
+  e.table = result_table(e.result);
 }
 
 void label_cuda(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::ImageView view,
@@ -227,7 +274,7 @@ void label_cuda(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::Im
     r.side->begin(0);
     r.engine->label_host(view, options, e.result, nullptr);
     r.side->end(0);
-    e.table = ccl::TableView{e.result.components.data(), uint32_t(e.result.components.size())};
+    e.table = result_table(e.result);
     return;
   }
   const uintptr_t stream = img.stream;
@@ -267,9 +314,61 @@ void copy_host_labels(ccl_engine& e, const ccl_labels& out, uintptr_t stream) {
 }
 
 // Rows [begin, end) of the columns ccl_engine_columns writes (n rows per column).
-void write_columns(const ccl::Component* table, size_t n, size_t begin, size_t end,
-                   int64_t* ints, double* floats) {
-  for (size_t i = begin; i < end; ++i) ccl::capi::write_column_row(table[i], i, n, ints, floats);
+void write_columns(const ccl::TableView& t, size_t begin, size_t end, int64_t* ints,
+                   double* floats) {
+  for (size_t i = begin; i < end; ++i)
+    ccl::capi::write_column_row(t.data[i], i, t.size, ints, floats);
+}
+
+// Rows [begin, end) of the columns ccl_engine_blob_columns writes: NaN for the
+// properties not computed (`properties`: the frame's Property bits).
+void write_blob_columns(const ccl::TableView& t, uint32_t properties, size_t begin, size_t end,
+                        double* floats) {
+  const size_t n = t.size;
+  const double nan = std::nan("");
+  const ccl::Blob none;
+  for (size_t i = begin; i < end; ++i) {
+    const ccl::Component& c = t.data[i];
+    const ccl::Blob& b = t.blobs ? t.blobs[i] : none;
+    double* F = floats + i;
+    const bool intensity = properties & ccl::kPropertyIntensity;
+    F[CCL_BLOB_COL_INTENSITY_MEAN * n] = intensity ? ccl::intensity_mean(c, b) : nan;
+    F[CCL_BLOB_COL_INTENSITY_STD * n] = intensity ? ccl::intensity_std(c, b) : nan;
+    F[CCL_BLOB_COL_INTENSITY_MIN * n] = intensity ? double(b.intensity_min) : nan;
+    F[CCL_BLOB_COL_INTENSITY_MAX * n] = intensity ? double(b.intensity_max) : nan;
+    const bool color = properties & ccl::kPropertyColor;
+    for (int k = 0; k < 3; ++k)
+      F[(CCL_BLOB_COL_COLOR_MEAN0 + k) * n] = color ? ccl::channel_mean(c, b, k) : nan;
+    const bool perimeter = properties & ccl::kPropertyPerimeter;
+    F[CCL_BLOB_COL_PERIMETER * n] = perimeter ? ccl::perimeter(b) : nan;
+    F[CCL_BLOB_COL_CIRCULARITY * n] = perimeter ? ccl::circularity(c, b) : nan;
+    F[CCL_BLOB_COL_EULER_NUMBER * n] = properties & ccl::kPropertyEuler ? double(b.euler) : nan;
+    const ccl::Shape s = ccl::shape_of(c);
+    F[CCL_BLOB_COL_ORIENTATION * n] = s.orientation;
+    F[CCL_BLOB_COL_AXIS_MAJOR_LENGTH * n] = s.axis_major_length;
+    F[CCL_BLOB_COL_AXIS_MINOR_LENGTH * n] = s.axis_minor_length;
+    F[CCL_BLOB_COL_ECCENTRICITY * n] = s.eccentricity;
+    F[CCL_BLOB_COL_INERTIA_RATIO * n] = s.inertia_ratio;
+  }
+}
+
+// Runs fn(begin, end) over rows [0, n): tables of many components (a noisy 4K frame has
+// half a million) are split over threads, each taking at least `per_thread` rows.
+template <class F>
+void over_rows(size_t n, size_t per_thread, F fn) {
+  if (n <= per_thread) {
+    fn(size_t(0), n);
+    return;
+  }
+  // Asked once: it reads a file under /sys, microseconds that a small frame notices.
+  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t parts = std::min<size_t>({cores, size_t(8), (n + per_thread - 1) / per_thread});
+  std::vector<std::thread> helpers;
+  const size_t chunk = (n + parts - 1) / parts;
+  for (size_t p = 1; p < parts; ++p)
+    helpers.emplace_back(fn, p * chunk, std::min(n, (p + 1) * chunk));
+  fn(size_t(0), chunk);
+  for (std::thread& h : helpers) h.join();
 }
 
 void check_engine(const ccl_engine* e) {
@@ -360,6 +459,13 @@ void ccl_options_init(ccl_options* o) {
   c.close_radius = d.close_radius;
   c.compensate_light = d.background.compensate_light ? 1 : 0;
   c.group_gap = d.group_gap;
+  c.properties = d.properties;
+  c.min_circularity = d.min_circularity;
+  c.max_circularity = d.max_circularity;
+  c.min_intensity = d.min_intensity;
+  c.max_intensity = d.max_intensity;
+  c.min_eccentricity = d.min_eccentricity;
+  c.max_eccentricity = d.max_eccentricity;
   *o = c;
 }
 
@@ -410,6 +516,7 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     ccl_engine& e = *engine;
     e.has_frame = false;
     e.table = {};
+    e.properties = 0;
     e.device_runner = nullptr;
     if (!result) throw Invalid("result is NULL");
     const ccl_image img = read_sized(image, ccl_image{}, "image");
@@ -506,6 +613,10 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     r.read_pointer = reinterpret_cast<uintptr_t>(img.data);
     r.read_memory = img.memory;
     r.stream = img.memory == CCL_MEMORY_DEVICE ? img.stream : 0;
+    e.properties = ccl::needed_properties(o);
+    if (!e.properties) e.table.blobs = nullptr;
+    else if (e.table.size && !e.table.blobs)
+      throw std::runtime_error("internal: the backend returned no blobs for the properties asked");
     if (e.backend == CCL_BACKEND_CUDA && e.profiling) {
       CudaRunner& runner = foreground ? foreground->cuda : e.cuda;
       r.gpu_ms = runner.engine->stage_times().total;
@@ -546,25 +657,37 @@ ccl_status ccl_engine_columns(ccl_engine* engine, int64_t* ints, double* floats)
     check_engine(engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     const ccl::TableView t = engine->table;
-    const size_t n = t.size;
-    if (n && (!ints || !floats)) throw Invalid("ints or floats is NULL");
-    // Tables of many components (a noisy 4K frame has half a million) are split over
-    // threads: one thread writes some 60 million rows a second into the 19 columns.
-    const size_t per_thread = 65536;
-    if (n <= per_thread) {
-      write_columns(t.data, n, 0, n, ints, floats);
-      return;
-    }
-    // Asked once: it reads a file under /sys, microseconds that a small frame notices.
-    static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t parts = std::min<size_t>({cores, size_t(8), (n + per_thread - 1) / per_thread});
-    std::vector<std::thread> helpers;
-    const size_t chunk = (n + parts - 1) / parts;
-    for (size_t p = 1; p < parts; ++p)
-      helpers.emplace_back(write_columns, t.data, n, p * chunk, std::min(n, (p + 1) * chunk),
-                           ints, floats);
-    write_columns(t.data, n, 0, chunk, ints, floats);
-    for (std::thread& h : helpers) h.join();
+    if (t.size && (!ints || !floats)) throw Invalid("ints or floats is NULL");
+    // One thread writes some 60 million rows a second into the 19 columns.
+    over_rows(t.size, 65536, [&](size_t begin, size_t end) {
+      write_columns(t, begin, end, ints, floats);
+    });
+  });
+}
+
+ccl_status ccl_engine_blobs(ccl_engine* engine, const ccl_blob** data, uint32_t* count) {
+  return guarded([&] {
+    check_engine(engine);
+    if (!data || !count) throw Invalid("data or count is NULL");
+    if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
+    const bool any = engine->properties != 0 && engine->table.blobs != nullptr;
+    *data = any ? reinterpret_cast<const ccl_blob*>(engine->table.blobs) : nullptr;
+    *count = any ? engine->table.size : 0;
+  });
+}
+
+ccl_status ccl_engine_blob_columns(ccl_engine* engine, double* floats) {
+  return guarded([&] {
+    check_engine(engine);
+    if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
+    const ccl::TableView t = engine->table;
+    if (t.size && !floats) throw Invalid("floats is NULL");
+    const uint32_t properties = engine->properties;
+    // A row costs a few square roots and an arc tangent: one thread writes some 20
+    // million rows a second into the 15 columns.
+    over_rows(t.size, 16384, [&](size_t begin, size_t end) {
+      write_blob_columns(t, properties, begin, end, floats);
+    });
   });
 }
 

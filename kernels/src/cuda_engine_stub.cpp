@@ -26,6 +26,7 @@ void Engine::finish(Result&, bool) { throw Error(kNoCuda); }
 TableView Engine::finish_in_place(Result&, bool) { throw Error(kNoCuda); }
 const uint32_t* Engine::device_labels() const { return nullptr; }
 const Component* Engine::device_components() const { return nullptr; }
+const Blob* Engine::device_blobs() const { return nullptr; }
 const uint32_t* Engine::device_component_count() const { return nullptr; }
 void Engine::label_host(const ImageView&, const Options&, Result&, cudaStream_t) {
   throw Error(kNoCuda);

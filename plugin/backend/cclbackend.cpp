@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "ccl/blob.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/tracker.h"
 
@@ -186,6 +187,26 @@ void pick_roi(CclBackend* backend, guint limit, CclReport* report) {
 
 namespace {
 
+void set_blob_options(const CclSettings* settings, ccl::Options& options) {
+  options.properties = settings->blob_properties;
+  options.min_circularity = settings->min_circularity;
+  options.max_circularity = settings->max_circularity;
+  options.min_intensity = settings->min_intensity;
+  options.max_intensity = settings->max_intensity;
+  options.min_eccentricity = settings->min_eccentricity;
+  options.max_eccentricity = settings->max_eccentricity;
+}
+
+// A frame's blob entries: with blob properties asked for, or a blob filter set (its
+// values are then known, and the application may want to see what passed), the
+// groups the engine computed, the shape always.
+ccl::plugin::BlobRequest blob_request(const ccl::Options& options) {
+  ccl::plugin::BlobRequest r;
+  r.properties = ccl::needed_properties(options);
+  r.with_blobs = r.properties != 0 || options.filters_blobs();
+  return r;
+}
+
 uint32_t overlay_alpha256(const CclSettings* settings) {
   return uint32_t(std::lround(CLAMP(settings->overlay_alpha, 0.0, 1.0) * 256));
 }
@@ -310,6 +331,8 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
     options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
     options.group_gap = settings->group_gap;
+    // The blob filters are settings like the others: validate refuses an empty range.
+    set_blob_options(settings, options);
     // The engine refuses bad frames and bad settings alike (ccl::validate): checked
     // here with the default settings first, what the frame itself lacks is told
     // apart from what the settings ask.
@@ -345,7 +368,8 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     const std::vector<uint32_t>& group_of = backend->result.group_of;
     const uint32_t labels =
         group_of.empty() ? backend->result.num_components : uint32_t(group_of.size() - 1);
-    ccl::plugin::select_components(reported, labels, flags != 0, backend->selection);
+    const ccl::plugin::BlobRequest blobs = blob_request(options);
+    ccl::plugin::select_components(reported, labels, flags != 0, blobs, backend->selection);
     lap(1);
     if (settings->tracking) {
       track(backend, view.width, view.height, settings, flags);
@@ -375,6 +399,9 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     if (settings->max_roi_metas < report->n_components)
       pick_roi(backend, settings->max_roi_metas, report);
     lap(4);
+    report->with_blobs = blobs.with_blobs;
+    report->blob_properties = blobs.properties;
     report->components = backend->selection.reported.release();
+    report->blobs = backend->selection.blobs.release();
   });
 }

@@ -103,6 +103,12 @@ typedef struct {
   guint close_radius;
   /* pieces whose boxes come within this many pixels are one component; -1: off */
   gint group_gap;
+  /* blob analysis: the GstCclBlobProperties groups computed (ccl::Options::
+   * properties), and the blob filters, inclusive, a max of 0 no limit */
+  guint blob_properties;
+  gdouble min_circularity, max_circularity;
+  gdouble min_intensity, max_intensity;
+  gdouble min_eccentricity, max_eccentricity;
   guint overlay;
   gdouble overlay_alpha;
   gboolean tracking;
@@ -111,12 +117,21 @@ typedef struct {
 } CclSettings;
 
 /* What a frame gave. components (transfer full, g_free) is one block the frame's
- * GstCclMeta can take as its own; with tracking their track fields are set. */
+ * GstCclMeta can take as its own; with tracking their track fields are set.
+ * blobs (transfer full, g_free, the same way): one per component, in their
+ * order, with blob analysis (blob properties or a blob filter set); NULL
+ * without, or when no component is reported. */
 typedef struct {
   gboolean tracking;
   guint total_count;
   guint n_components;
   GstCclComponent *components;
+  /* with_blobs: blob analysis ran on the frame; blob_properties: the
+   * GstCclBlobProperties groups each blob holds (those asked for and those a
+   * filter read) */
+  gboolean with_blobs;
+  guint blob_properties;
+  GstCclBlob *blobs;
   guint threshold;
   GstClockTime gpu_time;
   /* Host wall time of the frame's steps in ns (for the debug log): labeling (the GPU

@@ -1,7 +1,8 @@
 // The CPU backend: the engine's foreground stage (threshold or background model,
 // cleanup and region, so that the mask is the GPU's bit for bit), OpenCV's
 // connectedComponentsWithStats for labels, boxes and areas, the moments from the
-// label image, and the host overlay.
+// label image, the engine's blob analysis over it (ccl::measure_blobs) when blob
+// properties or filters ask for it, and the host overlay.
 #include <opencv2/imgproc.hpp>
 
 #include <new>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "ccl/blob.h"
 #include "ccl/foreground.h"
 #include "ccl/reference.h"
 #include "overlay/overlay_host.h"
@@ -54,8 +56,10 @@ class CpuBackend final : public Backend {
                                            options.connectivity, CV_32S, cv::CCL_WU);
     });
     features(uint32_t(n - 1), out);
-    select_reported(out.components, options, &out.num_components, &out.group_of);
-    return TableView{out.components.data(), uint32_t(out.components.size())};
+    measure(frame, options, out);
+    select_reported(out.components, out.blobs, options, &out.num_components, &out.group_of);
+    return TableView{out.components.data(), uint32_t(out.components.size()),
+                     out.blobs.empty() ? nullptr : out.blobs.data()};
   }
 
   void reset_foreground() override { stage_.reset(); }
@@ -130,6 +134,18 @@ class CpuBackend final : public Backend {
       uint32_t* row = labels_.ptr<uint32_t>(y);
       for (int x = 0; x < w; ++x) row[x] = remap_[row[x]];
     }
+  }
+
+  // The blobs of every labeled component (before the selection, which keeps them
+  // parallel to the components it keeps), over the label image in the contract's
+  // order (features() renumbered it): the engine's own analysis, so that they are
+  // the reference's bit for bit.
+  void measure(const ImageView& frame, const Options& options, Result& out) {
+    out.blobs.clear();
+    const uint32_t properties = needed_properties(options);
+    if (!properties) return;
+    out.blobs = measure_blobs(labels_.ptr<uint32_t>(), frame, uint32_t(out.components.size()),
+                              properties, options.connectivity);
   }
 
   ForegroundStage stage_;

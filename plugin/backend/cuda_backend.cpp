@@ -5,9 +5,11 @@
 // Frames in device memory (GstCudaMemory mapped with GST_MAP_CUDA) are labeled and
 // drawn where they are: no copy of the image. Host frames stage the luma plane
 // through pinned memory, every plane when an overlay will be drawn or when the
-// background model reads color, and when the overlay changes pixels the planes come
-// back the same way. Only the reported
-// components return to the host either way, selected on the device.
+// foreground or the blob analysis reads color (the background model, the color range,
+// the color property), and when the overlay changes pixels the planes come back the
+// same way. Only the reported components return to the host either way, selected on
+// the device, with their blobs when blob properties or filters are set (the engine's
+// TableView::blobs, parallel to the components, passed on as they are).
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -77,8 +79,8 @@ class CudaBackend final : public Backend {
                   bool with_planes, Result& out) override {
     cudaStream_t s = stream_->get();
     start_->record(s);
-    // The background model and the color range read a color frame's chroma (or all
-    // three colors).
+    // The background model, the color range and the color property read a color
+    // frame's chroma (or all three colors).
     const bool model_planes = options.reads_all_planes();
     const ImageView device = frame.space == MemorySpace::Device
                                  ? frame
@@ -88,7 +90,8 @@ class CudaBackend final : public Backend {
     engine_->enqueue(device, o, s);
     labeled_->record(s);
     // The reported components stay where the device wrote them: the element reads
-    // them there once, into its metadata.
+    // them there once, into its metadata. So do their blobs (reported.blobs, non-null
+    // whenever needed_properties(options) is not 0: the engine's contract).
     const TableView reported = engine_->finish_in_place(out, false);
     // A frame that sorted waited again: its GPU time runs to the end of the sort.
     if (engine_->last_report_sorted()) labeled_->record(s);

@@ -1,5 +1,7 @@
 #include "selection.h"
 
+#include "ccl/blob.h"
+
 namespace ccl::plugin {
 
 GstCclComponent to_gst(const Component& c) {
@@ -20,14 +22,60 @@ GstCclComponent to_gst(const Component& c) {
   return g;
 }
 
+GstCclBlob to_gst_blob(const Component& c, const Blob* b, uint32_t properties) {
+  static_assert(uint32_t(GST_CCL_BLOB_PROPERTIES_INTENSITY) == kPropertyIntensity &&
+                    uint32_t(GST_CCL_BLOB_PROPERTIES_COLOR) == kPropertyColor &&
+                    uint32_t(GST_CCL_BLOB_PROPERTIES_PERIMETER) == kPropertyPerimeter &&
+                    uint32_t(GST_CCL_BLOB_PROPERTIES_EULER) == kPropertyEuler,
+                "the meta's blob groups are the engine's Property bits");
+  GstCclBlob g{};
+  g.properties = GstCclBlobProperties(properties);
+  const Shape shape = shape_of(c);
+  g.orientation = shape.orientation;
+  g.axis_major_length = shape.axis_major_length;
+  g.axis_minor_length = shape.axis_minor_length;
+  g.eccentricity = shape.eccentricity;
+  if (properties & kPropertyIntensity) {
+    g.intensity_mean = intensity_mean(c, *b);
+    g.intensity_std = intensity_std(c, *b);
+    g.intensity_min = b->intensity_min;
+    g.intensity_max = b->intensity_max;
+  }
+  if (properties & kPropertyColor)
+    for (int k = 0; k < 3; ++k) g.color_mean[k] = channel_mean(c, *b, k);
+  if (properties & kPropertyPerimeter) {
+    g.perimeter = perimeter(*b);
+    g.circularity = circularity(c, *b);
+  }
+  if (properties & kPropertyEuler) g.euler_number = b->euler;
+  return g;
+}
+
+namespace {
+
+// The frame's blob entries, parallel to its reported components.
+void select_blobs(TableView reported, BlobRequest request, Selection& out) {
+  out.blobs.reset();
+  if (!request.with_blobs || !reported.size) return;
+  if (request.properties && !reported.blobs)
+    throw Error("the backend returned no blobs for the blob properties asked for");
+  out.blobs.reset(g_new(GstCclBlob, reported.size));
+  for (uint32_t i = 0; i < reported.size; ++i)
+    out.blobs[i] = to_gst_blob(reported.data[i], reported.blobs ? &reported.blobs[i] : nullptr,
+                               request.properties);
+}
+
+}  // namespace
+
 void select_components(TableView reported, uint32_t labels, bool for_overlay,
-                       Selection& out) {
+                       BlobRequest blobs, Selection& out) {
   out.table = reported;
   // One block for every entry, written in place (no per-component allocation): the
   // metadata takes it as it is.
   out.reported.reset(reported.size ? g_new(GstCclComponent, reported.size) : nullptr);
   out.n_reported = reported.size;
   for (uint32_t i = 0; i < reported.size; ++i) out.reported[i] = to_gst(reported.data[i]);
+  select_blobs(reported, blobs, out);
 
   out.marks.clear();
   out.color_key.clear();

@@ -1,6 +1,7 @@
 // What the element makes of a frame's reported components (the backends select them:
-// Options::min_area, max_components): their metadata entries, read once from where
-// the backend left them, and what the overlay needs of them.
+// Options::min_area, max_components, the blob filters): their metadata entries and
+// blobs, read once from where the backend left them, and what the overlay needs of
+// them.
 #pragma once
 
 #include <glib.h>
@@ -25,6 +26,9 @@ struct Selection {
   /// one g_malloc'ed block that the frame's GstCclMeta takes over (CclReport).
   std::unique_ptr<GstCclComponent[], GFree> reported;
   size_t n_reported = 0;
+  /// With blob analysis: blobs[i] is the blob of reported[i], one block the GstCclMeta
+  /// takes over too; null without (and when nothing is reported).
+  std::unique_ptr<GstCclBlob[], GFree> blobs;
   /// color_key[l]: the color key of label l (its track's when tracking, else the
   /// label), 0 when l is not reported; size labels + 1. With grouping a piece's label
   /// takes its group's key (spread_to_pieces).
@@ -40,11 +44,23 @@ struct Selection {
 
 GstCclComponent to_gst(const Component& c);
 
+/// The blob entry of a component: its shape from the moments, and of its Blob `b` the
+/// Property groups `properties` (b may be null when properties is 0).
+GstCclBlob to_gst_blob(const Component& c, const Blob* b, uint32_t properties);
+
+/// What a frame's blob entries hold: none (with_blobs false: no blob analysis), or
+/// the shape and the Property groups `properties`, whose sums reported.blobs holds.
+struct BlobRequest {
+  bool with_blobs = false;
+  uint32_t properties = 0;
+};
+
 /// Fills `out` from the reported components of a frame whose label image holds labels
-/// 1..labels. With for_overlay false only `reported` and `table` are filled: nothing
-/// will be drawn.
+/// 1..labels. With for_overlay false only `reported`, `blobs` and `table` are filled:
+/// nothing will be drawn. Throws ccl::Error when `blobs` asks for groups that
+/// reported.blobs does not hold.
 void select_components(TableView reported, uint32_t labels, bool for_overlay,
-                       Selection& out);
+                       BlobRequest blobs, Selection& out);
 
 /// With grouping (group_of not empty, Result::group_of): each piece's label takes the
 /// color key of its group's label, once the groups' keys are final (after tracking).

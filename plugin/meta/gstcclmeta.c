@@ -18,7 +18,11 @@
  * a persistent id, unique within the stream and never reused, the id of the
  * track it split off from, its age, the frames it went unseen, its smoothed
  * velocity and the bounding box expected in the next frame.
- * gst_ccl_meta_find_track() looks a track up in a frame.
+ * gst_ccl_meta_find_track() looks a track up in a frame. When the element
+ * analyses blobs (its blob-properties, or a blob filter), each reported
+ * component also has a #GstCclBlob: mean, spread and extremes of its luma,
+ * mean color, perimeter, circularity, Euler number and its shape as
+ * scikit-image's regionprops gives them (gst_ccl_meta_get_blob()).
  *
  * The meta survives buffer copies and elements that keep the frame's
  * geometry (queue, tee, videoconvert, videorate, ...). When a downstream
@@ -28,8 +32,12 @@
  * are rebuilt from the scaled covariance so that orientation and axis lengths
  * follow the scaling. Predicted boxes are mapped like bounding boxes and
  * velocities scale with the frame; track ids, parents, ages and unseen
- * counts stay as they are. Elements that crop, pad, flip or rotate the frame
- * (videocrop, videobox, videoflip) drop it, as do copies of a byte range.
+ * counts stay as they are. Blobs follow: their shape is that of the scaled
+ * moments, intensity, color and Euler number stay, and the perimeter scales
+ * with a scale that keeps the aspect ratio (circularity stays); any other
+ * scale leaves perimeter and circularity out. Elements that crop, pad, flip or
+ * rotate the frame (videocrop, videobox, videoflip) drop it, as do copies of a
+ * byte range.
  *
  * |[<!-- language="C" -->
  * GstCclMeta *meta = gst_ccl_meta_get (buffer);
@@ -64,6 +72,94 @@ g_memdup2 (gconstpointer mem, gsize size)
 
 G_DEFINE_BOXED_TYPE (GstCclComponent, gst_ccl_component,
     gst_ccl_component_copy, gst_ccl_component_free);
+G_DEFINE_BOXED_TYPE (GstCclBlob, gst_ccl_blob, gst_ccl_blob_copy,
+    gst_ccl_blob_free);
+
+/* The blobs took one pointer of the meta's padding: the struct an application
+ * built against 0.2 allocates and reads must keep its size and offsets. */
+struct GstCclMetaLayout02
+{
+  GstMeta meta;
+  guint width;
+  guint height;
+  guint total_count;
+  guint n_components;
+  GstCclComponent *components;
+  guint threshold;
+  GstCclAlgorithm algorithm;
+  guint connectivity;
+  GstClockTime gpu_time;
+  gboolean tracking;
+  gpointer _gst_reserved[GST_PADDING];
+};
+G_STATIC_ASSERT (sizeof (GstCclMeta) == sizeof (struct GstCclMetaLayout02));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, blobs) ==
+    G_STRUCT_OFFSET (struct GstCclMetaLayout02, _gst_reserved));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, tracking) ==
+    G_STRUCT_OFFSET (struct GstCclMetaLayout02, tracking));
+
+/**
+ * gst_ccl_blob_properties_get_type:
+ *
+ * Returns: the #GType of the #GstCclBlobProperties flags (nicks none,
+ *   intensity, color, perimeter and euler: `blob-properties=intensity+perimeter`
+ *   on a gst-launch line)
+ *
+ * Since: 0.3
+ */
+GType
+gst_ccl_blob_properties_get_type (void)
+{
+  static GType type = 0;
+  /* The names are the C identifiers, not descriptions: a GstStructure (the
+   * element's messages and ROI parameters) serializes flags by name, and
+   * reads back only names without spaces or commas. */
+  static const GFlagsValue values[] = {
+    {GST_CCL_BLOB_PROPERTIES_NONE, "GST_CCL_BLOB_PROPERTIES_NONE", "none"},
+    {GST_CCL_BLOB_PROPERTIES_INTENSITY, "GST_CCL_BLOB_PROPERTIES_INTENSITY",
+        "intensity"},
+    {GST_CCL_BLOB_PROPERTIES_COLOR, "GST_CCL_BLOB_PROPERTIES_COLOR", "color"},
+    {GST_CCL_BLOB_PROPERTIES_PERIMETER, "GST_CCL_BLOB_PROPERTIES_PERIMETER",
+        "perimeter"},
+    {GST_CCL_BLOB_PROPERTIES_EULER, "GST_CCL_BLOB_PROPERTIES_EULER", "euler"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstCclBlobProperties", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * gst_ccl_blob_copy:
+ * @blob: a #GstCclBlob
+ *
+ * Returns: (transfer full): a newly allocated copy of @blob
+ *
+ * Since: 0.3
+ */
+GstCclBlob *
+gst_ccl_blob_copy (const GstCclBlob * blob)
+{
+  g_return_val_if_fail (blob != NULL, NULL);
+  return g_memdup2 (blob, sizeof (GstCclBlob));
+}
+
+/**
+ * gst_ccl_blob_free:
+ * @blob: a #GstCclBlob from gst_ccl_blob_copy()
+ *
+ * Frees a copied blob.
+ *
+ * Since: 0.3
+ */
+void
+gst_ccl_blob_free (GstCclBlob * blob)
+{
+  g_free (blob);
+}
 
 /**
  * gst_ccl_component_copy:
@@ -222,6 +318,8 @@ gst_ccl_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   cmeta->connectivity = 8;
   cmeta->gpu_time = GST_CLOCK_TIME_NONE;
   cmeta->tracking = FALSE;
+  /* The meta's memory is not zeroed when it has an init function. */
+  cmeta->blobs = NULL;
   return TRUE;
 }
 
@@ -231,7 +329,9 @@ gst_ccl_meta_free (GstMeta * meta, GstBuffer * buffer)
   GstCclMeta *cmeta = (GstCclMeta *) meta;
 
   g_free (cmeta->components);
+  g_free (cmeta->blobs);
   cmeta->components = NULL;
+  cmeta->blobs = NULL;
   cmeta->n_components = 0;
 }
 
@@ -343,6 +443,67 @@ scale_component (const GstCclComponent * in, gdouble sx, gdouble sy,
       new_h, &out->predicted_y, &out->predicted_height);
 }
 
+/* scikit-image's shape of a component from its moments (ccl::shape_of): the
+ * inertia tensor [[a, b], [b, d]] with a the columns' variance, d the rows'
+ * and b minus their covariance; its eigenvalues give the axes and the
+ * eccentricity, its orientation is measured from the rows' axis. */
+static void
+blob_shape (const GstCclComponent * c, GstCclBlob * blob)
+{
+  gdouble a, b, d, r, major, minor;
+
+  blob->orientation = blob->axis_major_length = blob->axis_minor_length = 0.0;
+  blob->eccentricity = 0.0;
+  if (c->area == 0)
+    return;
+  gst_ccl_component_get_central_moments (c, &a, &b, &d);
+  b = -b;
+  /* Equal spreads: scikit-image's own case, -pi/4 when b < 0, else pi/4. */
+  if (a == d)
+    blob->orientation = b < 0 ? -G_PI / 4 : G_PI / 4;
+  else
+    blob->orientation = 0.5 * atan2 (-2 * b, d - a);
+  r = sqrt ((a - d) * (a - d) + 4 * b * b);
+  major = (a + d + r) / 2;
+  minor = MAX (0.0, (a + d - r) / 2);
+  blob->axis_major_length = 4 * sqrt (major);
+  blob->axis_minor_length = 4 * sqrt (minor);
+  /* 1 - minor / major as 2r / (a + d + r): no cancellation for thin shapes. */
+  if (a + d + r > 0)
+    blob->eccentricity = sqrt (MIN (1.0, 2 * r / (a + d + r)));
+}
+
+/* The blobs of components scaled by sx in x (scaled: the new components;
+ * keeps_aspect: the scale in y is sx too). What the pixels hold (intensity,
+ * color) and the topology (Euler number) stay; the shape is the scaled
+ * moments'. A perimeter scales with a scale that keeps the aspect ratio, and
+ * circularity then stays; after any other scale neither is known, and the
+ * group is left out. */
+static GstCclBlob *
+scale_blobs (const GstCclBlob * src, const GstCclComponent * scaled, guint n,
+    gdouble sx, gboolean keeps_aspect)
+{
+  GstCclBlob *out;
+  guint i;
+
+  if (n == 0)
+    return NULL;
+  out = g_memdup2 (src, sizeof (GstCclBlob) * n);
+
+  for (i = 0; i < n; i++) {
+    blob_shape (&scaled[i], &out[i]);
+    if (!(out[i].properties & GST_CCL_BLOB_PROPERTIES_PERIMETER))
+      continue;
+    if (keeps_aspect) {
+      out[i].perimeter *= sx;
+      continue;
+    }
+    out[i].properties &= ~GST_CCL_BLOB_PROPERTIES_PERIMETER;
+    out[i].perimeter = out[i].circularity = 0.0;
+  }
+  return out;
+}
+
 static gboolean
 copy_meta (GstBuffer * dest, const GstCclMeta * src)
 {
@@ -352,6 +513,8 @@ copy_meta (GstBuffer * dest, const GstCclMeta * src)
   if (!dst)
     return FALSE;
   copy_fields (dst, src);
+  if (src->blobs)
+    gst_ccl_meta_set_blobs (dst, src->blobs, src->n_components);
   return TRUE;
 }
 
@@ -402,6 +565,9 @@ gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     for (i = 0; i < src->n_components; i++)
       scale_component (&src->components[i], sx, sy, src->width, src->height,
           new_w, new_h, &dst->components[i]);
+    if (src->blobs)
+      dst->blobs = scale_blobs (src->blobs, dst->components, src->n_components,
+          sx, (gint64) out_w * in_h == (gint64) out_h * in_w);
     return TRUE;
   }
 
@@ -497,7 +663,8 @@ gst_ccl_buffer_get_meta (GstBuffer * buffer)
  * Attaches a #GstCclMeta to @buffer. The components are copied whole, track
  * fields included. The remaining fields (threshold, algorithm, connectivity,
  * GPU time, tracking) start at their defaults (0, HA4, 8,
- * %GST_CLOCK_TIME_NONE, %FALSE) and may be set on the returned meta.
+ * %GST_CLOCK_TIME_NONE, %FALSE) and may be set on the returned meta; it holds
+ * no blobs until gst_ccl_meta_set_blobs() gives it some.
  *
  * Returns: (transfer none) (nullable): the added meta
  */
@@ -615,4 +782,84 @@ gst_ccl_meta_find_track (const GstCclMeta * meta, guint64 track_id)
     if (meta->components[i].track_id == track_id)
       return &meta->components[i];
   return NULL;
+}
+
+/**
+ * gst_ccl_meta_get_blob:
+ * @meta: a #GstCclMeta
+ * @index: 0 .. n_components - 1
+ *
+ * The blob properties of the reported component at @index
+ * (gst_ccl_meta_get_component()).
+ *
+ * Returns: (transfer none) (nullable): the blob of component @index, or %NULL
+ *   when @index is out of range or the meta holds no blobs (the element's
+ *   blob-properties and blob filters unset)
+ *
+ * Since: 0.3
+ */
+const GstCclBlob *
+gst_ccl_meta_get_blob (const GstCclMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (!meta->blobs || index >= meta->n_components)
+    return NULL;
+  return &meta->blobs[index];
+}
+
+/**
+ * gst_ccl_meta_get_blobs:
+ * @meta: a #GstCclMeta
+ * @n_blobs: (out) (optional): where to store the number of blobs: the number
+ *   of components, or 0 when the meta holds no blobs
+ *
+ * All blobs at once, in the order of the components; bindings receive them
+ * as a list of #GstCclBlob copies.
+ *
+ * Returns: (transfer none) (array length=n_blobs) (nullable): the meta's blob
+ *   array, %NULL when it holds none
+ *
+ * Since: 0.3
+ */
+const GstCclBlob *
+gst_ccl_meta_get_blobs (const GstCclMeta * meta, guint * n_blobs)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (n_blobs)
+    *n_blobs = meta->blobs ? meta->n_components : 0;
+  return meta->blobs ? meta->blobs : NULL;
+}
+
+/**
+ * gst_ccl_meta_set_blobs:
+ * @meta: a #GstCclMeta (of a writable buffer)
+ * @blobs: (array length=n_blobs) (nullable): one blob per component of
+ *   @meta, in the order of its components, copied into the meta; %NULL to
+ *   remove the meta's blobs
+ * @n_blobs: number of entries of @blobs: the meta's n_components (0 with
+ *   %NULL)
+ *
+ * Replaces the blobs of @meta (what an element re-labeling or filtering
+ * frames would do; cudaccl attaches them itself).
+ *
+ * Returns: %TRUE when the blobs were set; %FALSE, leaving the meta as it was,
+ *   when @n_blobs is not the number of components
+ *
+ * Since: 0.3
+ */
+gboolean
+gst_ccl_meta_set_blobs (GstCclMeta * meta, const GstCclBlob * blobs,
+    guint n_blobs)
+{
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (blobs != NULL || n_blobs == 0, FALSE);
+  /* The blobs are read by the components' indices: one each, or none. */
+  g_return_val_if_fail (!blobs || n_blobs == meta->n_components, FALSE);
+
+  g_free (meta->blobs);
+  meta->blobs = blobs && n_blobs ?
+      g_memdup2 (blobs, sizeof (GstCclBlob) * n_blobs) : NULL;
+  return TRUE;
 }

@@ -24,7 +24,9 @@ def algorithms():
 
 
 def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
-          max_components=None, return_labels=True, backend="auto"):
+          max_components=None, return_labels=True, backend="auto", properties=None,
+          min_circularity=0.0, max_circularity=0.0, min_intensity=0.0, max_intensity=0.0,
+          min_eccentricity=0.0, max_eccentricity=0.0):
     """Labels the connected components of `image`'s foreground and measures them.
 
     image: 2-D uint8 or uint16 (gray), or (H, W, 3) uint8 RGB / (H, W, 4) uint8 RGBA
@@ -44,6 +46,17 @@ def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, mi
     arrays of the image's kind on its device, written on the producer's stream) named as
     skimage.measure.regionprops_table names them: label, bbox-0..3, area, centroid-0/1,
     moments-p-q (p + q <= 2, about the box's corner as skimage's) and
-    moments_image-p-q (about the image's corner, exact integers)."""
+    moments_image-p-q (about the image's corner, exact integers).
+
+    properties: blob columns to add, "all" or a list of scikit-image's names:
+    intensity_mean, intensity_std, intensity_min, intensity_max (of the luma: the
+    value for gray images, BT.601 of R, G, B for color), color_mean-0/1/2 (each
+    channel's mean; "color_mean" for the three), perimeter, circularity (4 pi area /
+    perimeter^2), euler_number (with the labeling's connectivity), orientation,
+    axis_major_length, axis_minor_length, eccentricity, inertia_ratio.
+    min_/max_circularity, min_/max_intensity (the luma's mean), min_/max_eccentricity:
+    report only the components within these inclusive bounds (a max of 0: no limit)."""
     return _label_impl(image, connectivity, threshold, mode, algorithm, min_area,
-                       max_components, return_labels, backend)
+                       max_components, return_labels, backend, properties, min_circularity,
+                       max_circularity, min_intensity, max_intensity, min_eccentricity,
+                       max_eccentricity)

@@ -1,8 +1,11 @@
 """cudaccl.label: one image, on engines cached per thread, backend and device."""
 import ctypes
+import math
+import numbers
 import threading
 
 from . import _arrays, _lib, _table
+from ._errors import UnsupportedError
 
 _label = _lib.lib.ccl_engine_label
 _options_cache = {}
@@ -99,6 +102,68 @@ def _int_in(name, value, lo, hi):
     return value
 
 
+# What properties= takes: the blob columns by name, "color_mean" for its three columns,
+# "all" for every one; and the names of the columns every table has (skimage's
+# property names), accepted with nothing to add.
+_BLOB_BITS = dict(_lib.BLOB_COLUMNS)
+_BLOB_NAMES = [name for name, _ in _lib.BLOB_COLUMNS]
+_ALWAYS = ("label", "bbox", "area", "centroid", "moments", "moments_image")
+FILTERS = ("min_circularity", "max_circularity", "min_intensity", "max_intensity",
+           "min_eccentricity", "max_eccentricity")
+
+
+def has_blobs():
+    """True when the loaded libccl has blob analysis (ccl_engine_blob_columns)."""
+    return hasattr(_lib.lib, "ccl_engine_blob_columns")
+
+
+def parse_properties(properties):
+    """(ccl_options.properties bits, blob column names in the order asked) of a
+    properties= value: None, "all", one name, or a sequence of names."""
+    if properties is None:
+        return 0, ()
+    if isinstance(properties, str):
+        properties = (properties,)
+    try:
+        asked = list(properties)
+    except TypeError:
+        raise TypeError("properties must be a list of property names or 'all', not "
+                        f"{type(properties).__name__}") from None
+    names = []
+    for name in asked:
+        if not isinstance(name, str):
+            raise TypeError(f"properties holds {name!r}: property names are strings")
+        if name == "all":
+            expanded = _BLOB_NAMES
+        elif name == "color_mean":
+            expanded = ["color_mean-0", "color_mean-1", "color_mean-2"]
+        elif name in _BLOB_BITS:
+            expanded = [name]
+        elif name in _ALWAYS:
+            expanded = []
+        else:
+            raise ValueError(f"unknown property {name!r}: properties are 'all' or any of "
+                             f"{', '.join(_BLOB_NAMES)} (and color_mean for its three)")
+        names += [n for n in expanded if n not in names]
+    if names and not has_blobs():
+        raise UnsupportedError(f"properties: {_lib.path} has no blob analysis "
+                               "(ccl_engine_blob_columns): a libccl older than this package")
+    bits = 0
+    for name in names:
+        bits |= _BLOB_BITS[name]
+    return bits, tuple(names)
+
+
+def _bound(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0 (a max of 0: no limit), "
+                         f"not {value}")
+    return value
+
+
 def make_options(connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
                  max_components=None, write_labels=True, foreground="threshold", **model):
     """A filled ccl_options, or ValueError/TypeError naming the bad setting."""
@@ -134,26 +199,41 @@ def make_options(connectivity=8, threshold=128, mode="above", algorithm=None, mi
             setattr(o, name, int(bool(value)))
         elif name == "group_gap":
             o.group_gap = _int_in(name, value, -1, 1024)
+        elif name == "properties":
+            o.properties = parse_properties(value)[0]
+        elif name in FILTERS:
+            setattr(o, name, _bound(name, value))
         elif name in ("history", "block_size", "open_radius", "close_radius"):
             setattr(o, name, _int_in(name, value, -(1 << 31), (1 << 31) - 1))
         else:
             raise TypeError(f"unknown setting {name!r}")
+    for what in ("circularity", "intensity", "eccentricity"):
+        lo, hi = getattr(o, "min_" + what), getattr(o, "max_" + what)
+        if hi and hi < lo:
+            raise ValueError(f"max_{what} {hi} is below min_{what} {lo} "
+                             "(a max of 0: no limit)")
+    if any(getattr(o, name) for name in FILTERS) and not has_blobs():
+        raise UnsupportedError(f"blob filters: {_lib.path} has no blob analysis: a libccl "
+                               "older than this package")
     return o
 
 
 def _options(key):
+    """(address of the ccl_options, blob column names) of label()'s settings."""
     entry = _options_cache.get(key)
     if entry is None:
-        connectivity, threshold, mode, algorithm, min_area, max_components, write, none = key
+        (connectivity, threshold, mode, algorithm, min_area, max_components, write, none,
+         blob, filters) = key
+        names = blob[1] if blob else ()
         o = make_options(connectivity, threshold, mode, algorithm, min_area, max_components,
-                         write)
+                         write, properties=names, **dict(zip(FILTERS, filters)))
         if none:
             o.max_components = 0  # the table stays on the device (label())
-        entry = (o, ctypes.addressof(o))
+        entry = (o, ctypes.addressof(o), names)
         if len(_options_cache) > 256:  # settings that change every call: keep it bounded
             _options_cache.clear()
         _options_cache[key] = entry
-    return entry[1]
+    return entry[1], entry[2]
 
 
 def engine_for(backend, device):
@@ -191,22 +271,30 @@ def run(engine, foreground, x, options_at, want_labels, state):
 
 
 def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
-          max_components=None, return_labels=True, backend="auto"):
+          max_components=None, return_labels=True, backend="auto", properties=None,
+          min_circularity=0.0, max_circularity=0.0, min_intensity=0.0, max_intensity=0.0,
+          min_eccentricity=0.0, max_eccentricity=0.0):
     x = _arrays.adapt(image)
     b = choose_backend(backend, x.memory, x.device)
     engine = engine_for(b, x.device if b == _lib.BACKEND_CUDA else -1)
-    # A device image's table stays on the device when every component is reported: the
-    # engine reports none to the host (max_components 0) and a kernel writes the
-    # columns into arrays of the image's kind. With a selection (min_area,
-    # max_components) the few selected rows come through the host and go back up.
+    blob = None if properties is None else parse_properties(properties)
+    filters = (min_circularity, max_circularity, min_intensity, max_intensity,
+               min_eccentricity, max_eccentricity)
+    # A device image's table stays on the device when every component is reported and
+    # no blob property is asked for: the engine reports none to the host
+    # (max_components 0) and a kernel writes the columns into arrays of the image's
+    # kind. With a selection (min_area, max_components, blob filters) or blob columns
+    # the reported rows come through the host and go back up.
     on_device = x.memory == _lib.MEMORY_DEVICE
-    everything = on_device and max_components is None and min_area in (0, 1)
-    options_at = _options((connectivity, threshold, mode, algorithm, min_area, max_components,
-                           bool(return_labels), everything))
+    everything = (on_device and max_components is None and min_area in (0, 1) and
+                  not (blob and blob[1]) and not any(filters))
+    options_at, names = _options((connectivity, threshold, mode, algorithm, min_area,
+                                  max_components, bool(return_labels), everything, blob,
+                                  filters))
     labels, n = run(engine, None, x, options_at, return_labels, _state)
     if everything:
         return labels, _table.device_table(engine, _state.result.num_components, x)
-    table = _table.engine_table(engine, n, _state.pool)
+    table = _table.engine_table(engine, n, _state.pool, names)
     return labels, _table.to_device(table, x) if on_device else table
 
 

@@ -24,15 +24,22 @@ class Labeler:
                  variance_threshold=16.0, detect_shadows=True, block_size=31, offset=10.0,
                  color_low=(0, 0, 0), color_high=(179, 255, 255), open_radius=0,
                  close_radius=0, track=True, max_lost=15, compensate_light=True,
-                 group_gap=-1):
+                 group_gap=-1, properties=None, min_circularity=0.0, max_circularity=0.0,
+                 min_intensity=0.0, max_intensity=0.0, min_eccentricity=0.0,
+                 max_eccentricity=0.0):
         self._engine = self._foreground = self._tracker = None
+        self._blob_names = _label.parse_properties(properties)[1]
         self._options = _label.make_options(
             connectivity, threshold, mode, algorithm, min_area, max_components, return_labels,
             foreground, history=history, learning_rate=learning_rate,
             variance_threshold=variance_threshold, detect_shadows=detect_shadows,
             block_size=block_size, offset=offset, color_low=color_low, color_high=color_high,
             open_radius=open_radius, close_radius=close_radius,
-            compensate_light=compensate_light, group_gap=group_gap)
+            compensate_light=compensate_light, group_gap=group_gap,
+            properties=self._blob_names, min_circularity=min_circularity,
+            max_circularity=max_circularity, min_intensity=min_intensity,
+            max_intensity=max_intensity, min_eccentricity=min_eccentricity,
+            max_eccentricity=max_eccentricity)
         self._options_at = ctypes.addressof(self._options)
         _label.choose_backend(backend, _lib.MEMORY_HOST, -1)  # the name, checked now
         self._backend_name = backend
@@ -62,8 +69,8 @@ class Labeler:
                                  f"device {x.device}: use one Labeler per device")
 
     def __call__(self, frame):
-        """(labels, table) of the next frame; the table has the track columns when the
-        Labeler tracks."""
+        """(labels, table) of the next frame; the table has the blob columns asked for
+        (properties) and the track columns when the Labeler tracks."""
         if self._options is None:
             raise ValueError("the Labeler is closed")
         x = _arrays.adapt(frame)
@@ -72,7 +79,7 @@ class Labeler:
                                self._return_labels, self._state)
         if self._bound[1] == -1 and self._bound[0] == _lib.BACKEND_CUDA:
             self._bound = (self._bound[0], self._state.result.device)  # "current" resolved
-        table = _table.engine_table(self._engine, n, self._state.pool)
+        table = _table.engine_table(self._engine, n, self._state.pool, self._blob_names)
         if self._tracker is not None:
             tracks = np.zeros(n, _track.TRACK_DTYPE)
             _lib.check(_lib.lib.ccl_tracker_update_engine(

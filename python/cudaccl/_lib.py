@@ -28,6 +28,20 @@ INT_COLUMNS = ["label", "bbox-0", "bbox-1", "bbox-2", "bbox-3", "area",
 FLOAT_COLUMNS = ["centroid-0", "centroid-1", "moments-0-0", "moments-1-0", "moments-0-1",
                  "moments-2-0", "moments-1-1", "moments-0-2"]
 
+# Blob analysis: the property bits of ccl_options.properties, and the columns
+# ccl_engine_blob_columns writes (the CCL_BLOB_COL_* order of ccl.h) with the bit each
+# needs (0: from the moments, always there).
+PROPERTY_INTENSITY, PROPERTY_COLOR, PROPERTY_PERIMETER, PROPERTY_EULER = 1, 2, 4, 8
+BLOB_COLUMNS = [
+    ("intensity_mean", PROPERTY_INTENSITY), ("intensity_std", PROPERTY_INTENSITY),
+    ("intensity_min", PROPERTY_INTENSITY), ("intensity_max", PROPERTY_INTENSITY),
+    ("color_mean-0", PROPERTY_COLOR), ("color_mean-1", PROPERTY_COLOR),
+    ("color_mean-2", PROPERTY_COLOR),
+    ("perimeter", PROPERTY_PERIMETER), ("circularity", PROPERTY_PERIMETER),
+    ("euler_number", PROPERTY_EULER),
+    ("orientation", 0), ("axis_major_length", 0), ("axis_minor_length", 0),
+    ("eccentricity", 0), ("inertia_ratio", 0)]
+
 _u32, _i32, _i64, _u64 = ctypes.c_uint32, ctypes.c_int32, ctypes.c_int64, ctypes.c_uint64
 _f64, _ptr = ctypes.c_double, ctypes.c_void_p
 
@@ -45,7 +59,13 @@ class Options(ctypes.Structure):
                 ("detect_shadows", _i32), ("block_size", _i32), ("offset", _f64),
                 ("color_low", _i32 * 3), ("color_high", _i32 * 3),
                 ("open_radius", _i32), ("close_radius", _i32),
-                ("compensate_light", _i32), ("group_gap", _i32)]
+                ("compensate_light", _i32), ("group_gap", _i32),
+                ("properties", _u32), ("min_circularity", _f64), ("max_circularity", _f64),
+                ("min_intensity", _f64), ("max_intensity", _f64),
+                ("min_eccentricity", _f64), ("max_eccentricity", _f64)]
+
+
+assert ctypes.sizeof(Options) == 184, "Options mirrors ccl_options"
 
 
 class Labels(ctypes.Structure):
@@ -118,6 +138,9 @@ def _load():
     fn("ccl_engine_components", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
     fn("ccl_engine_columns", ctypes.c_int, _ptr, _ptr, _ptr)
     fn("ccl_engine_device_columns", ctypes.c_int, _ptr, _ptr, _ptr)
+    if hasattr(lib, "ccl_engine_blob_columns"):  # absent from a libccl without blobs
+        fn("ccl_engine_blobs", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
+        fn("ccl_engine_blob_columns", ctypes.c_int, _ptr, _ptr)
     fn("ccl_foreground_create", ctypes.c_int, _ptr, ctypes.POINTER(_ptr))
     fn("ccl_foreground_destroy", None, _ptr)
     fn("ccl_foreground_reset", ctypes.c_int, _ptr)

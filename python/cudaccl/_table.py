@@ -5,13 +5,17 @@ from . import _lib, _pool
 
 _INTS = len(_lib.INT_COLUMNS)
 _FLOATS = len(_lib.FLOAT_COLUMNS)
+_BLOBS = len(_lib.BLOB_COLUMNS)
+_BLOB_ROW = {name: i for i, (name, _) in enumerate(_lib.BLOB_COLUMNS)}
+_INT_BLOB_COLUMNS = ("euler_number",)  # integers in skimage's tables too
 _columns = _lib.lib.ccl_engine_columns
 _device_columns = _lib.lib.ccl_engine_device_columns
 
 
-def engine_table(engine, n, pool):
+def engine_table(engine, n, pool, blob_names=()):
     """The columns of the engine's last frame (n reported components), arrays that no
-    later call touches: one buffer (from `pool`, _pool.py), each column a row of it."""
+    later call touches: one buffer (from `pool`, _pool.py), each column a row of it;
+    then the blob columns `blob_names` (ccl_engine_blob_columns), in that order."""
     block = _pool.empty(pool, (_INTS + _FLOATS, n), np.float64, (_INTS + _FLOATS) * n * 8)
     ints = block[:_INTS].view(np.int64)
     floats = block[_INTS:]
@@ -21,6 +25,14 @@ def engine_table(engine, n, pool):
     # Iterating a 2-D array yields its rows as views, at C speed.
     table = dict(zip(_lib.INT_COLUMNS, ints))
     table.update(zip(_lib.FLOAT_COLUMNS, floats))
+    if blob_names:
+        blobs = _pool.empty(pool, (_BLOBS, n), np.float64, _BLOBS * n * 8)
+        if n:
+            _lib.check(_lib.lib.ccl_engine_blob_columns(
+                engine, blobs.__array_interface__["data"][0]))
+        for name in blob_names:
+            row = blobs[_BLOB_ROW[name]]
+            table[name] = row.astype(np.int64) if name in _INT_BLOB_COLUMNS else row
     return table
 
 

@@ -33,6 +33,102 @@ static ccl_image make_image(void) {
   return im;
 }
 
+static double absolute(double v) { return v < 0 ? -v : v; }
+
+/* Blob properties on the image: the block (six pixels of 200) and the pixel (255). */
+static void blob_cases(ccl_engine* e, const char* what) {
+  char name[160];
+  ccl_image im = make_image();
+  ccl_result r;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  ccl_options o;
+  ccl_options_init(&o);
+  o.properties = CCL_PROPERTY_ALL;
+  ccl_status s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  const ccl_blob* b = NULL;
+  uint32_t n = 0;
+  ccl_status s2 = ccl_engine_blobs(e, &b, &n);
+  snprintf(name, sizeof name, "%s: every property: the blobs' sums", what);
+  ok(s == CCL_OK && s2 == CCL_OK && n == 2 && b != NULL && b[0].intensity_sum == 1200 &&
+         b[0].intensity_sum_sq == 240000 && b[0].intensity_min == 200 &&
+         b[0].intensity_max == 200 && b[0].channel_sum[0] == 1200 &&
+         b[0].channel_sum[2] == 1200 && b[0].perimeter_counts[0] == 6 &&
+         b[0].perimeter_counts[1] == 0 && b[0].perimeter_counts[2] == 0 && b[0].euler == 1 &&
+         b[1].intensity_sum == 255 && b[1].intensity_min == 255 && b[1].euler == 1,
+     name);
+
+  double f[CCL_BLOB_COLUMNS * 2];
+  s = ccl_engine_blob_columns(e, f);
+  snprintf(name, sizeof name, "%s: blob columns as skimage's regionprops gives them", what);
+  ok(s == CCL_OK && f[CCL_BLOB_COL_INTENSITY_MEAN * 2] == 200.0 &&
+         f[CCL_BLOB_COL_INTENSITY_MEAN * 2 + 1] == 255.0 &&
+         f[CCL_BLOB_COL_INTENSITY_STD * 2] == 0.0 && f[CCL_BLOB_COL_INTENSITY_MAX * 2 + 1] == 255.0 &&
+         f[CCL_BLOB_COL_COLOR_MEAN0 * 2] == 200.0 && f[CCL_BLOB_COL_PERIMETER * 2] == 6.0 &&
+         f[CCL_BLOB_COL_PERIMETER * 2 + 1] == 0.0 &&
+         absolute(f[CCL_BLOB_COL_CIRCULARITY * 2] - 2.0943951023931953) < 1e-15 &&
+         f[CCL_BLOB_COL_CIRCULARITY * 2 + 1] == 0.0 && f[CCL_BLOB_COL_EULER_NUMBER * 2] == 1.0 &&
+         absolute(f[CCL_BLOB_COL_ORIENTATION * 2] - 1.5707963267948966) < 1e-15 &&
+         absolute(f[CCL_BLOB_COL_AXIS_MAJOR_LENGTH * 2] - 3.265986323710904) < 1e-14 &&
+         absolute(f[CCL_BLOB_COL_AXIS_MINOR_LENGTH * 2] - 2.0) < 1e-14 &&
+         absolute(f[CCL_BLOB_COL_ECCENTRICITY * 2] - 0.7905694150420949) < 1e-15 &&
+         f[CCL_BLOB_COL_INERTIA_RATIO * 2] == 0.375 && f[CCL_BLOB_COL_ECCENTRICITY * 2 + 1] == 0.0,
+     name);
+
+  /* One property: the other groups' columns are NaN; the shape's are always there. */
+  o.properties = CCL_PROPERTY_PERIMETER;
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  s2 = ccl_engine_blob_columns(e, f);
+  snprintf(name, sizeof name, "%s: columns of properties not computed are NaN", what);
+  ok(s == CCL_OK && s2 == CCL_OK && f[CCL_BLOB_COL_PERIMETER * 2] == 6.0 &&
+         f[CCL_BLOB_COL_INTENSITY_MEAN * 2] != f[CCL_BLOB_COL_INTENSITY_MEAN * 2] &&
+         f[CCL_BLOB_COL_COLOR_MEAN2 * 2 + 1] != f[CCL_BLOB_COL_COLOR_MEAN2 * 2 + 1] &&
+         f[CCL_BLOB_COL_EULER_NUMBER * 2] != f[CCL_BLOB_COL_EULER_NUMBER * 2] &&
+         f[CCL_BLOB_COL_INERTIA_RATIO * 2] == 0.375,
+     name);
+
+  /* No property: no blobs. */
+  ccl_options_init(&o);
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  s2 = ccl_engine_blobs(e, &b, &n);
+  snprintf(name, sizeof name, "%s: without properties the blobs are NULL, 0", what);
+  ok(s == CCL_OK && s2 == CCL_OK && b == NULL && n == 0 &&
+         ccl_engine_blob_columns(e, f) == CCL_OK &&
+         f[CCL_BLOB_COL_PERIMETER * 2] != f[CCL_BLOB_COL_PERIMETER * 2],
+     name);
+
+  /* A circularity filter computes the perimeter; the pixel (circularity 0) is left out. */
+  o.min_circularity = 0.5;
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  s2 = ccl_engine_blobs(e, &b, &n);
+  snprintf(name, sizeof name, "%s: min_circularity reports the block only", what);
+  ok(s == CCL_OK && s2 == CCL_OK && r.num_components == 2 && r.num_reported == 1 && n == 1 &&
+         b[0].perimeter_counts[0] == 6 && b[0].intensity_sum == 0,
+     name);
+  ccl_options_init(&o);
+  o.max_eccentricity = 0.5;
+  const ccl_component* c = NULL;
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  s2 = ccl_engine_components(e, &c, &n);
+  snprintf(name, sizeof name, "%s: max_eccentricity reports the pixel only", what);
+  ok(s == CCL_OK && s2 == CCL_OK && r.num_reported == 1 && n == 1 && c[0].label == 2, name);
+  o.min_eccentricity = 0.9;
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  snprintf(name, sizeof name, "%s: a filter's max below its min is refused", what);
+  ok(s == CCL_ERROR_INVALID_ARGUMENT && strstr(ccl_last_error(), "eccentricity") != NULL, name);
+
+  /* An older caller's struct (it ends at group_gap): the blob members are not read. */
+  ccl_options old;
+  ccl_options_init(&old);
+  old.size = (uint32_t)offsetof(ccl_options, properties);
+  old.properties = CCL_PROPERTY_ALL;
+  old.min_circularity = 1e5;
+  s = ccl_engine_label(e, NULL, &im, &old, NULL, &r);
+  s2 = ccl_engine_blobs(e, &b, &n);
+  snprintf(name, sizeof name, "%s: an options struct of before blob analysis gets no properties", what);
+  ok(s == CCL_OK && s2 == CCL_OK && r.num_reported == 2 && b == NULL && n == 0, name);
+}
+
 static void label_on(int backend, const char* what) {
   char name[160];
   ccl_engine* e = NULL;
@@ -72,6 +168,8 @@ static void label_on(int backend, const char* what) {
          floats[CCL_COL_CENTROID0 * 2] == 1.5 && floats[CCL_COL_M01 * 2] == 6.0 &&
          floats[CCL_COL_M02 * 2] == 10.0 && floats[CCL_COL_M11 * 2] == 3.0,
      name);
+
+  blob_cases(e, what);
 
   /* An older caller's options: only the members before `foreground`; the rest default. */
   ccl_options old;
@@ -137,6 +235,11 @@ int main(void) {
   for (int y = 0; y < H; ++y) memset(image + y * STRIDE + W, 0xFF, STRIDE - W); /* padding */
 
   ok(ccl_abi_version() == CCL_ABI_VERSION, "ABI version matches the header");
+  ccl_options defaults;
+  ccl_options_init(&defaults);
+  ok(sizeof(ccl_blob) == 64 && defaults.size == sizeof(ccl_options) && defaults.properties == 0 &&
+         defaults.min_circularity == 0 && defaults.max_eccentricity == 0,
+     "ccl_blob is 64 bytes; options default to no property and no blob filter");
   ok(ccl_algorithm_count() > 0 && ccl_algorithm_name(0) != NULL &&
          ccl_algorithm_name(ccl_algorithm_count()) == NULL,
      "algorithm registry");

@@ -17,6 +17,15 @@ std::string component_text(const Component& c) {
 
 }  // namespace
 
+std::string blob_text(const Blob& b) {
+  std::ostringstream s;
+  s << "{intensity " << b.intensity_sum << "/" << b.intensity_sum_sq << " " << b.intensity_min
+    << ".." << b.intensity_max << ", channels " << b.channel_sum[0] << "/" << b.channel_sum[1]
+    << "/" << b.channel_sum[2] << ", perimeter " << b.perimeter_counts[0] << "/"
+    << b.perimeter_counts[1] << "/" << b.perimeter_counts[2] << ", euler " << b.euler << "}";
+  return s.str();
+}
+
 std::string difference(const Result& got, const Result& want, bool compare_labels) {
   std::ostringstream s;
   if (got.width != want.width || got.height != want.height)
@@ -36,6 +45,14 @@ std::string difference(const Result& got, const Result& want, bool compare_label
     if (!(got.components[i] == want.components[i]))
       return "component " + std::to_string(i + 1) + " is " + component_text(got.components[i]) +
              " instead of " + component_text(want.components[i]);
+  if (got.blobs.size() != want.blobs.size())
+    return std::to_string(got.blobs.size()) + " blobs instead of " +
+           std::to_string(want.blobs.size());
+  for (size_t i = 0; i < want.blobs.size(); ++i)
+    if (got.blobs[i] != want.blobs[i])
+      return "blob " + std::to_string(i + 1) + " (label " +
+             std::to_string(want.components[i].label) + ") is " + blob_text(got.blobs[i]) +
+             " instead of " + blob_text(want.blobs[i]);
   if (compare_labels && got.labels != want.labels) {
     const auto at = std::mismatch(got.labels.begin(), got.labels.end(), want.labels.begin());
     const size_t i = size_t(at.first - got.labels.begin());

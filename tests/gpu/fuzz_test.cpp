@@ -95,6 +95,24 @@ void foreground_events(const test::ForegroundFuzzCase& c, int t, const std::vect
   if (t == c.reset) reset();
 }
 
+/// The case's options plus blob analysis on a third of the cases and blob filters on
+/// some, chosen from the seed so that a case's line replays them.
+Options with_blobs(Options o, uint64_t seed) {
+  const uint64_t pick = (seed * 0x9E3779B97F4A7C15ull) >> 32;
+  if (pick % 3 == 0) o.properties = uint32_t(pick >> 3) % kAllProperties + 1;
+  switch ((pick >> 8) % 8) {
+    case 0: o.min_circularity = 0.05 * double((pick >> 12) % 20); break;
+    case 1: o.max_eccentricity = 0.5 + 0.05 * double((pick >> 12) % 10); break;
+    case 2: o.min_intensity = double((pick >> 12) % 256); break;
+    case 3:
+      o.max_circularity = 0.5 + 0.1 * double((pick >> 12) % 10);
+      o.min_eccentricity = 0.02 * double((pick >> 16) % 50);
+      break;
+    default: break;
+  }
+  return o;
+}
+
 Prepared prepare_foreground(const test::ForegroundFuzzCase& c) {
   Prepared p;
   p.foreground = true;
@@ -125,7 +143,7 @@ Prepared prepare(const test::FuzzCase& c) {
   Prepared p;
   p.c = c;
   try {
-    const Options options = test::fuzz_options(c);
+    const Options options = with_blobs(test::fuzz_options(c), c.seed);
     for (int t = 0; t < test::fuzz_frame_count(c); ++t) {
       p.frames.push_back(test::fuzz_frame(c, t));
       p.want.emplace_back();
@@ -229,7 +247,7 @@ std::string check(cuda::Engine& engine, const Prepared& p, int* frame) {
   *frame = 0;
   if (!p.error.empty()) return p.error;
   if (p.foreground) return check_foreground(engine, p, frame);
-  const Options options = test::fuzz_options(p.c);
+  const Options options = with_blobs(test::fuzz_options(p.c), p.c.seed);
   Tracker on_gpu, on_reference;
   std::vector<TrackInfo> gpu_tracks, ref_tracks;
   for (size_t t = 0; t < p.frames.size(); ++t) {

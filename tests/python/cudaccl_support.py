@@ -32,6 +32,11 @@ def raises(exc, fn, *words):
 
 
 def read_pgm(path):
+    return read_pnm(path, b"P5")
+
+
+def read_pnm(path, magic=None):
+    """An 8-bit binary PGM (P5: (H, W)) or PPM (P6: (H, W, 3)); `magic` insists on one."""
     with open(path, "rb") as f:
         data = f.read()
     fields, pos = [], 0
@@ -47,10 +52,15 @@ def read_pgm(path):
         fields.append(data[pos:end])
         pos = end
     pos += 1
-    if fields[0] != b"P5" or int(fields[3]) != 255:
-        raise ValueError(f"{path}: not an 8-bit binary PGM")
+    allowed = (magic,) if magic else (b"P5", b"P6")
+    if fields[0] not in allowed:
+        raise ValueError(f"{path}: not a {' or '.join(m.decode() for m in allowed)} file")
+    if int(fields[3]) != 255:
+        raise ValueError(f"{path}: not 8-bit")
     w, h = int(fields[1]), int(fields[2])
-    return np.frombuffer(data, np.uint8, w * h, pos).reshape(h, w)
+    channels = 3 if fields[0] == b"P6" else 1
+    pixels = np.frombuffer(data, np.uint8, w * h * channels, pos)
+    return pixels.reshape(h, w, 3) if channels == 3 else pixels.reshape(h, w)
 
 
 def real_images(testdata, fetch_script=None, import_tool=None):
@@ -71,6 +81,27 @@ def real_images(testdata, fetch_script=None, import_tool=None):
             parts = line.split()
             if len(parts) == 2:
                 images.append((parts[0], read_pgm(os.path.join(gray, parts[1]))))
+    return images, "" if images else "the manifest lists no image"
+
+
+def real_color_images(testdata, fetch_script=None, import_tool=None):
+    """[(name, RGB uint8 (H, W, 3) array)] of the cache's color part (rgb/, filled by
+    tests/common/fetch-rgb.sh when empty and the script is given); (images, why)."""
+    folder = os.path.join(testdata, "rgb")
+    manifest = os.path.join(folder, "MANIFEST")
+    if not os.path.isfile(manifest) and fetch_script and os.path.exists(fetch_script):
+        r = subprocess.run(["bash", fetch_script, testdata] + ([import_tool] if import_tool else []),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return [], f"fetch-rgb.sh failed: {(r.stdout + r.stderr).strip()[-300:]}"
+    if not os.path.isfile(manifest):
+        return [], f"no color image cache at {folder}"
+    images = []
+    with open(manifest) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2:
+                images.append((parts[0], read_pnm(os.path.join(folder, parts[1]), b"P6")))
     return images, "" if images else "the manifest lists no image"
 
 

@@ -8,8 +8,9 @@
  *
  * Structs that callers fill or receive start with a `size` member, set to
  * sizeof(the struct) by the caller (the *_init functions do it): a later version may
- * append members and still read and write what an older caller passes. ccl_component
- * and ccl_track are arrays' elements and never grow: a new layout gets a new name.
+ * append members and still read and write what an older caller passes. ccl_component,
+ * ccl_blob and ccl_track are arrays' elements and never grow: a new layout gets a new
+ * name.
  *
  * Threads: one handle is used by one thread at a time; different handles may be used
  * by different threads at once. */
@@ -99,7 +100,30 @@ typedef struct {
   /* Added in 0.3; a shorter struct (older callers) gets the defaults. */
   int32_t compensate_light; /* CCL_FOREGROUND_BACKGROUND: follow global light changes (1) */
   int32_t group_gap;        /* pieces whose boxes are this close are one component; -1: off */
+  /* Added with blob analysis; a struct that ends at group_gap (128 bytes, older
+     callers) gets the defaults: no property, no blob filter. */
+  uint32_t properties; /* CCL_PROPERTY_* bits: ccl_engine_blobs, ccl_engine_blob_columns */
+  /* Blob filters, applied where min_area and max_area are (with group_gap, to the
+     groups): a component is reported only when its circularity (4 pi area /
+     perimeter^2), mean luma (the format's range: 0..255, 0..65535 for GRAY16LE) and
+     eccentricity lie within these inclusive bounds; a max of 0 is no limit. A filter
+     that is set computes what it reads (CCL_PROPERTY_PERIMETER, _INTENSITY) whether or
+     not `properties` asks for it. */
+  double min_circularity, max_circularity;
+  double min_intensity, max_intensity;
+  double min_eccentricity, max_eccentricity;
 } ccl_options;
+
+/* Blob properties (ccl_options.properties), each computed only when asked for (or
+   needed by a filter). */
+enum {
+  CCL_PROPERTY_INTENSITY = 1, /* luma sum, sum of squares, min, max */
+  /* each channel's sum: R, G, B of the RGB formats; the value thrice for gray */
+  CCL_PROPERTY_COLOR = 2,
+  CCL_PROPERTY_PERIMETER = 4, /* scikit-image's perimeter (4-neighbourhood) */
+  CCL_PROPERTY_EULER = 8,     /* components minus holes, with the labeling's connectivity */
+  CCL_PROPERTY_ALL = 15
+};
 
 /* Where the label image goes: int32 (0 background, 1..N), caller's memory. For a device
    destination the copy is queued on the image's stream and not waited for. */
@@ -151,6 +175,40 @@ enum {
   CCL_COL_CENTROID0 = 0, CCL_COL_CENTROID1,
   CCL_COL_M00, CCL_COL_M10, CCL_COL_M01, CCL_COL_M20, CCL_COL_M11, CCL_COL_M02,
   CCL_FLOAT_COLUMNS
+};
+
+/* One component's blob properties, as ccl::Blob (ccl/types.h): exact integer sums over
+   its pixels, 0 in the fields of properties that were not computed. luma is the
+   engine's (the value for gray, BT.601 of R, G, B for color formats). */
+typedef struct {
+  uint64_t intensity_sum;    /* CCL_PROPERTY_INTENSITY: sum of luma */
+  uint64_t intensity_sum_sq; /* sum of luma squared */
+  uint64_t channel_sum[3];   /* CCL_PROPERTY_COLOR */
+  uint32_t intensity_min, intensity_max;
+  /* CCL_PROPERTY_PERIMETER: boundary pixels weighted 1, sqrt 2 and (1 + sqrt 2) / 2 */
+  uint32_t perimeter_counts[3];
+  int32_t euler; /* CCL_PROPERTY_EULER */
+} ccl_blob;
+
+/* The columns ccl_engine_blob_columns writes, as scikit-image's regionprops defines
+   them (radians, pixels, the image's values). A column whose property the frame did not
+   compute is NaN: intensity_* without CCL_PROPERTY_INTENSITY, color_mean* without
+   CCL_PROPERTY_COLOR, perimeter and circularity without CCL_PROPERTY_PERIMETER,
+   euler_number without CCL_PROPERTY_EULER. The shape columns (orientation ..
+   inertia_ratio) come from the moments and are always written. */
+enum {
+  CCL_BLOB_COL_INTENSITY_MEAN = 0,
+  CCL_BLOB_COL_INTENSITY_STD, /* population standard deviation (numpy's std) */
+  CCL_BLOB_COL_INTENSITY_MIN, CCL_BLOB_COL_INTENSITY_MAX,
+  CCL_BLOB_COL_COLOR_MEAN0, CCL_BLOB_COL_COLOR_MEAN1, CCL_BLOB_COL_COLOR_MEAN2,
+  CCL_BLOB_COL_PERIMETER,
+  CCL_BLOB_COL_CIRCULARITY, /* 4 pi area / perimeter^2; 0 when the perimeter is 0 */
+  CCL_BLOB_COL_EULER_NUMBER,
+  CCL_BLOB_COL_ORIENTATION, /* -pi/2..pi/2: the major axis against the rows' axis */
+  CCL_BLOB_COL_AXIS_MAJOR_LENGTH, CCL_BLOB_COL_AXIS_MINOR_LENGTH,
+  CCL_BLOB_COL_ECCENTRICITY,
+  CCL_BLOB_COL_INERTIA_RATIO, /* minor / major eigenvalue of the inertia tensor */
+  CCL_BLOB_COLUMNS
 };
 
 /* A track, as ccl::TrackInfo. */
@@ -216,6 +274,14 @@ ccl_status ccl_engine_columns(ccl_engine* engine, int64_t* ints, double* floats)
    not waited for. Options reporting no component (max_components 0) spare that frame
    the table's copy to the host. */
 ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* floats);
+/* The last frame's blobs (num_reported of them, parallel to ccl_engine_components),
+   valid until the engine's next frame; *data NULL and *count 0 when the frame's options
+   asked for no property and set no blob filter. */
+ccl_status ccl_engine_blobs(ccl_engine* engine, const ccl_blob** data, uint32_t* count);
+/* The last frame's blob values as columns: floats[CCL_BLOB_COLUMNS * n], column-major
+   in the order of the CCL_BLOB_COL_* enum (n = num_reported rows, in the order of
+   ccl_engine_columns'). */
+ccl_status ccl_engine_blob_columns(ccl_engine* engine, double* floats);
 
 /* A background model on the engine's backend and device. */
 ccl_status ccl_foreground_create(ccl_engine* engine, ccl_foreground** out);

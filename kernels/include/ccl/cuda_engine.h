@@ -120,6 +120,11 @@ class Engine {
   const Component* device_components() const;
   const uint32_t* device_component_count() const;
 
+  /// With Options::properties (or a blob filter): the last frame's blobs beside
+  /// device_components() (num_components entries in label order, ccl::Blob layout),
+  /// device memory valid like it; null for a frame without blobs.
+  const Blob* device_blobs() const;
+
   /// Uploads a host image (luma plane only, plus the others when with_all_planes),
   /// labels it and waits: the convenient path for tests and the CPU-memory element.
   void label_host(const ImageView& host_image, const Options& options, Result& out,

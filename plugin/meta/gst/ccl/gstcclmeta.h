@@ -110,6 +110,104 @@ GST_CCL_API
 void gst_ccl_component_get_axis_lengths (const GstCclComponent * component,
     gdouble * major, gdouble * minor);
 
+/**
+ * GstCclBlobProperties:
+ * @GST_CCL_BLOB_PROPERTIES_NONE: no group: a #GstCclBlob then holds its shape
+ *   alone (orientation, axis lengths, eccentricity: from the moments, always
+ *   filled)
+ * @GST_CCL_BLOB_PROPERTIES_INTENSITY: the luma of the component's pixels:
+ *   intensity_mean, intensity_std, intensity_min, intensity_max
+ * @GST_CCL_BLOB_PROPERTIES_COLOR: the mean of each channel: color_mean
+ * @GST_CCL_BLOB_PROPERTIES_PERIMETER: perimeter and circularity
+ * @GST_CCL_BLOB_PROPERTIES_EULER: the Euler number
+ *
+ * The groups of blob properties: what the cudaccl element's blob-properties
+ * asks to be computed, and what a #GstCclBlob's properties field says is
+ * filled. The values are the engine's (ccl::Property).
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  GST_CCL_BLOB_PROPERTIES_NONE = 0,
+  GST_CCL_BLOB_PROPERTIES_INTENSITY = 1 << 0,
+  GST_CCL_BLOB_PROPERTIES_COLOR = 1 << 1,
+  GST_CCL_BLOB_PROPERTIES_PERIMETER = 1 << 2,
+  GST_CCL_BLOB_PROPERTIES_EULER = 1 << 3,
+} GstCclBlobProperties;
+
+#define GST_TYPE_CCL_BLOB_PROPERTIES (gst_ccl_blob_properties_get_type ())
+GST_CCL_API
+GType gst_ccl_blob_properties_get_type (void);
+
+/**
+ * GstCclBlob:
+ * @properties: the groups filled besides the shape; the fields of the others
+ *   are 0
+ * @euler_number: number of components (1) minus number of holes, with the
+ *   labeling's connectivity (%GST_CCL_BLOB_PROPERTIES_EULER)
+ * @intensity_mean: mean luma of the component's pixels, in the format's own
+ *   range (0..255, 0..65535 for GRAY16_LE; BT.601 luma for RGB)
+ *   (%GST_CCL_BLOB_PROPERTIES_INTENSITY)
+ * @intensity_std: their population standard deviation (numpy's std)
+ * @intensity_min: their smallest luma
+ * @intensity_max: their largest luma
+ * @color_mean: mean of each channel: R, G, B for the RGB formats, Y, U, V for
+ *   NV12 and I420 (the chroma of the pixel's 2x2 site), the value three times
+ *   for GRAY8 and GRAY16_LE (%GST_CCL_BLOB_PROPERTIES_COLOR)
+ * @perimeter: scikit-image's perimeter (4-neighbourhood): the component's
+ *   boundary pixels weighted by how their boundary neighbours lie
+ *   (%GST_CCL_BLOB_PROPERTIES_PERIMETER)
+ * @circularity: 4 pi area / perimeter^2: 0.9 to 0.95 for digital discs of
+ *   radius 5 to 20 (above 1 for discs of a few pixels, whose perimeter comes
+ *   out short), less for elongated or ragged shapes; 0 when the perimeter is 0
+ * @orientation: scikit-image's orientation: the angle between the rows' axis
+ *   (the 0th axis) and the major axis of the ellipse with the component's
+ *   second moments, radians within [-pi/2, pi/2], counter-clockwise. It is
+ *   not gst_ccl_component_get_orientation(), which measures from the x axis:
+ *   a horizontal bar has 0 there and pi/2 here
+ * @axis_major_length: full length of that ellipse's major axis in pixels
+ * @axis_minor_length: full length of its minor axis
+ * @eccentricity: sqrt (1 - minor eigenvalue / major eigenvalue) of the
+ *   covariance: 0 for a disc, towards 1 for a line. OpenCV's blob detector
+ *   filters on the inertia ratio instead, which is 1 - eccentricity^2
+ *
+ * The blob properties of one reported component, parallel to the
+ * #GstCclMeta's components (gst_ccl_meta_get_blob()), as scikit-image's
+ * regionprops defines them under the same names. The shape fields
+ * (@orientation to @eccentricity) come from the component's moments and are
+ * always filled; the others only for the groups in @properties.
+ *
+ * Since: 0.3
+ */
+typedef struct {
+  GstCclBlobProperties properties;
+  gint32 euler_number;
+  gdouble intensity_mean;
+  gdouble intensity_std;
+  gdouble intensity_min;
+  gdouble intensity_max;
+  gdouble color_mean[3];
+  gdouble perimeter;
+  gdouble circularity;
+  gdouble orientation;
+  gdouble axis_major_length;
+  gdouble axis_minor_length;
+  gdouble eccentricity;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstCclBlob;
+
+#define GST_TYPE_CCL_BLOB (gst_ccl_blob_get_type ())
+GST_CCL_API
+GType gst_ccl_blob_get_type (void);
+
+GST_CCL_API
+GstCclBlob * gst_ccl_blob_copy (const GstCclBlob * blob);
+
+GST_CCL_API
+void gst_ccl_blob_free (GstCclBlob * blob);
+
 typedef struct _GstCclMeta GstCclMeta;
 
 /**
@@ -134,6 +232,11 @@ typedef struct _GstCclMeta GstCclMeta;
  * @tracking: %TRUE when the track fields of @components (track_id,
  *   parent_id, track_age, frames_unseen, velocity and predicted box) are
  *   filled; %FALSE when the element's tracking is off and they are all 0
+ * @blobs: (type gpointer): the blob properties of the reported components,
+ *   @n_components of them in the order of @components, or %NULL when the
+ *   element computed none (its blob-properties and blob filters unset). One
+ *   block owned by the meta, which frees it with g_free(). Bindings read
+ *   them with gst_ccl_meta_get_blobs() or gst_ccl_meta_get_blob(); since 0.3
  *
  * Connected components of a video frame, attached by the cudaccl element.
  */
@@ -150,9 +253,11 @@ struct _GstCclMeta {
   guint connectivity;
   GstClockTime gpu_time;
   gboolean tracking;
+  /* Taken from the padding (0.3): the struct keeps its size and layout. */
+  GstCclBlob *blobs;
 
   /*< private >*/
-  gpointer _gst_reserved[GST_PADDING];
+  gpointer _gst_reserved[GST_PADDING - 1];
 };
 
 /**
@@ -200,6 +305,18 @@ const GstCclComponent * gst_ccl_meta_iterate (const GstCclMeta * meta,
 GST_CCL_API
 const GstCclComponent * gst_ccl_meta_find_track (const GstCclMeta * meta,
     guint64 track_id);
+
+GST_CCL_API
+const GstCclBlob * gst_ccl_meta_get_blob (const GstCclMeta * meta,
+    guint index);
+
+GST_CCL_API
+const GstCclBlob * gst_ccl_meta_get_blobs (const GstCclMeta * meta,
+    guint * n_blobs);
+
+GST_CCL_API
+gboolean gst_ccl_meta_set_blobs (GstCclMeta * meta, const GstCclBlob * blobs,
+    guint n_blobs);
 
 G_END_DECLS
 
