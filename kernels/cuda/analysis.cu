@@ -40,9 +40,11 @@ void Analysis::begin_frame(cudaStream_t stream) {
 }
 
 void Analysis::number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-                      int connectivity, FrameInfo* info, cudaStream_t stream) {
+                      int connectivity, FrameInfo* info, cudaStream_t stream, Blob* blobs,
+                      uint32_t properties) {
+  const uint32_t blob_min = properties & kPropertyIntensity ? UINT32_MAX : 0u;
   launch_numbering(geo, mask, labels, connectivity, status_.get(), epoch_.get(), table_.get(),
-                   info, stream);
+                   blobs, blob_min, info, stream);
 }
 
 void Analysis::measure(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,

@@ -32,8 +32,10 @@ class Analysis {
   /// Gives each root its id in one pass (block scan, then a decoupled look-back over
   /// the preceding blocks); each root's label becomes kIdTag | id, its table entry is
   /// started, and N lands in info->count. Never launched chained (numbering.cu says why).
+  /// blobs: the frame's blob table (BlobPass), started here too; null without one.
   void number(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
-              int connectivity, FrameInfo* info, cudaStream_t stream);
+              int connectivity, FrameInfo* info, cudaStream_t stream, Blob* blobs = nullptr,
+              uint32_t properties = 0);
 
   /// Output labels (when `out` is not null) and the features of every component.
   /// chained: launched chained to the stream's previous kernel (chain.h).

@@ -33,8 +33,10 @@ constexpr int kFlushRows = 16;
 /// Components a block sums in shared memory at once; the slots are given back (flushed
 /// to the table) when more than half of them are taken.
 constexpr int kSlots = 256;
-/// Warps per SM the grid aims at.
-constexpr int kWarpsPerSm = 48;
+/// Blocks an SM holds at once (the register budget follows), and the warps per SM the
+/// grid aims at.
+constexpr int kBlobBlocksPerSm = 5;
+constexpr int kWarpsPerSm = kBlobBlocksPerSm * kBlobWarps;
 
 using ull = unsigned long long;
 
@@ -149,37 +151,54 @@ __device__ __forceinline__ void deposit(Slots& slots, Blob* table, uint32_t cid,
     add_to_table(table[cid - 1], v, properties);
 }
 
-/// Adds one pixel's (or one window's) share to a lane's run.
+/// A lane's sums of its current component over a band's rows (at most kMaxBandRows):
+/// the plain sums fit 32 bits (below 2^27: group_sums adds 32 lanes' in 32 bits), the
+/// perimeter classes a byte each. Kept small, since it lives in registers.
 struct Run {
   uint32_t id = 0;  // the component the lane sums, 0: none yet
-  Sums sums;
+  uint32_t sum = 0, min = UINT_MAX, max = 0, channel[3] = {0, 0, 0};
+  ull sum_sq = 0;
+  uint32_t perimeter = 0;  // byte k: pixels of perimeter class k
+  int euler = 0;
 
-  __device__ void start(uint32_t cid) {
-    id = cid;
-    sums = Sums{};
-    sums.min = UINT_MAX;
+  __device__ void start(uint32_t cid) { *this = Run{}, id = cid; }
+
+  __device__ Sums sums() const {
+    Sums v{};
+    v.sum = sum;
+    v.sum_sq = sum_sq;
+    v.min = min;
+    v.max = max;
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      v.channel[k] = channel[k];
+      v.perimeter[k] = perimeter >> (8 * k) & 0xffu;
+    }
+    v.euler = euler;
+    return v;
   }
 };
+static_assert(kMaxBandRows < 256, "a band's perimeter counts fit a byte");
+static_assert(kMaxBandRows * 65535u < (1u << 27), "a band's sums fit group_sums' 2^27");
 
-/// A lane's run sums over the lanes of the warp with the same component (lanes of
-/// other components call this at the same time with their own `peers`): each 32-bit
-/// sum of at most 32 lanes fits 32 bits as long as each lane's is below 2^27, which a
-/// band of at most kMaxBandRows rows keeps (the square sums, up to 2^39, go in two
-/// parts).
-__device__ Sums group_sums(const Sums& v, unsigned peers, uint32_t properties) {
+/// A lane's run summed over the lanes of the warp with the same component (lanes of
+/// other components call this at the same time with their own `peers`).
+__device__ Sums group_sums(const Run& r, unsigned peers, uint32_t properties) {
   Sums g{};
   if (properties & kPropertyIntensity) {
-    g.sum = __reduce_add_sync(peers, uint32_t(v.sum));
-    g.sum_sq = (ull(__reduce_add_sync(peers, uint32_t(v.sum_sq >> 27))) << 27) +
-               __reduce_add_sync(peers, uint32_t(v.sum_sq & ((1u << 27) - 1)));
-    g.min = __reduce_min_sync(peers, v.min);
-    g.max = __reduce_max_sync(peers, v.max);
+    g.sum = __reduce_add_sync(peers, r.sum);
+    // Squares up to 2^39 per lane: in two parts.
+    g.sum_sq = (ull(__reduce_add_sync(peers, uint32_t(r.sum_sq >> 27))) << 27) +
+               __reduce_add_sync(peers, uint32_t(r.sum_sq & ((1u << 27) - 1)));
+    g.min = __reduce_min_sync(peers, r.min);
+    g.max = __reduce_max_sync(peers, r.max);
   }
   if (properties & kPropertyColor)
-    for (int k = 0; k < 3; ++k) g.channel[k] = __reduce_add_sync(peers, uint32_t(v.channel[k]));
+    for (int k = 0; k < 3; ++k) g.channel[k] = __reduce_add_sync(peers, r.channel[k]);
   if (properties & kPropertyPerimeter)
-    for (int k = 0; k < 3; ++k) g.perimeter[k] = __reduce_add_sync(peers, v.perimeter[k]);
-  if (properties & kPropertyEuler) g.euler = __reduce_add_sync(peers, v.euler);
+    for (int k = 0; k < 3; ++k)
+      g.perimeter[k] = __reduce_add_sync(peers, r.perimeter >> (8 * k) & 0xffu);
+  if (properties & kPropertyEuler) g.euler = __reduce_add_sync(peers, r.euler);
   return g;
 }
 
@@ -193,9 +212,10 @@ __device__ Sums group_sums(const Sums& v, unsigned peers, uint32_t properties) {
 /// run of a column. Hand-overs go to the block's slots in shared memory, which reach
 /// the table when more than half are taken and at the end.
 template <class Luma>
-__global__ void __launch_bounds__(kBlobThreads)
-    blob_kernel(FrameGeometry geo, blob::Planes planes, const uint32_t* labels, Blob* table,
-                uint32_t properties, int connectivity, int strips, int band_rows) {
+__global__ void __launch_bounds__(kBlobThreads, kBlobBlocksPerSm)
+    blob_kernel(FrameGeometry geo, blob::Planes planes, const uint32_t* __restrict__ labels,
+                Blob* __restrict__ table, uint32_t properties, int connectivity, int strips,
+                int band_rows) {
   wait_for_previous_grid();
   __shared__ Slots slots;
   const int lane = threadIdx.x, warp = threadIdx.y;
@@ -284,30 +304,27 @@ __global__ void __launch_bounds__(kBlobThreads)
     }
     if (owned && mid) {
       if (mid != run.id) {
-        if (run.id) deposit(slots, table, run.id, run.sums, properties);
+        if (run.id) deposit(slots, table, run.id, run.sums(), properties);
         run.start(mid);
       }
-      Sums& v = run.sums;
       if (intensity) {
-        v.sum += value;
-        v.sum_sq += ull(value) * value;
-        v.min = min(v.min, value);
-        v.max = max(v.max, value);
+        run.sum += value;
+        run.sum_sq += ull(value * value);  // below 2^32
+        run.min = min(run.min, value);
+        run.max = max(run.max, value);
       }
       if (color) {
         uint32_t channels[3] = {value, value, value};
         if (!gray) planes.channels(x, y, channels);
 #pragma unroll
-        for (int k = 0; k < 3; ++k) v.channel[k] += channels[k];
+        for (int k = 0; k < 3; ++k) run.channel[k] += channels[k];
       }
-      // Not v.perimeter[klass]: an index known only at run time puts the array in
-      // local memory.
-#pragma unroll
-      for (int k = 0; k < 3; ++k) v.perimeter[k] += klass == k;
+      // A byte per class: an array indexed by klass would live in local memory.
+      if (klass >= 0) run.perimeter += 1u << (8 * klass);
     }
     // The 2x2 window whose bottom-right pixel is (x, y): each component in it adds its
-    // coefficient (most windows hold one component whole, or none, and add nothing).
-    // A window inside one component or the background (most of them) adds nothing.
+    // coefficient. A window inside one component or the background (most of them)
+    // adds nothing.
     const bool uniform = mid == up && mid == left && mid == left_up;
     if (properties & kPropertyEuler && owned && !uniform) {
       const uint32_t q[4] = {mid, up, left, left_up};
@@ -321,7 +338,7 @@ __global__ void __launch_bounds__(kBlobThreads)
         const int e = blob::euler_coefficient(code, connectivity);
         if (e == 0) continue;
         if (q[i] == run.id) {
-          run.sums.euler += e;
+          run.euler += e;
         } else {
           Sums only{};
           only.euler = e;
@@ -333,38 +350,23 @@ __global__ void __launch_bounds__(kBlobThreads)
     b_up = b_mid, b_mid = b_down;
     if ((y - y0) % kFlushRows == kFlushRows - 1) {
       __syncthreads();  // the rows' hand-overs are in
-      if (slots.taken > kSlots / 2) {  // the same for every thread: written after a barrier
+      const bool full = slots.taken > kSlots / 2;
+      __syncthreads();  // every thread has read it before any later hand-over
+      if (full) {
         slots.flush(table, properties, thread);
-        __syncthreads();
-        if (thread == 0) slots.taken = 0;  // read by all before the barrier above
+        if (thread == 0) slots.taken = 0;
+        __syncthreads();  // freed before the next rows' hand-overs
       }
     }
   }
   // The lanes' last runs, summed over the lanes of each component first.
   const unsigned peers = __match_any_sync(kFullWarp, run.id);
   if (run.id) {
-    const Sums g = __popc(peers) > 1 ? group_sums(run.sums, peers, properties) : run.sums;
+    const Sums g = __popc(peers) > 1 ? group_sums(run, peers, properties) : run.sums();
     if (lane == __ffs(peers) - 1) deposit(slots, table, run.id, g, properties);
   }
   __syncthreads();
   slots.flush(table, properties, thread);
-  allow_next_grid();
-}
-
-/// Every entry of the frame's table zeroed, and the intensity's minimum at its largest
-/// when the frame sums intensities (a property not asked for stays 0, as on the CPU).
-__global__ void blob_start_kernel(const FrameInfo* info, Blob* table, uint32_t properties) {
-  wait_for_previous_grid();
-  constexpr int kWords = int(sizeof(Blob) / sizeof(ull));
-  constexpr int kMinWord = int(offsetof(Blob, intensity_min) / sizeof(ull));
-  static_assert(offsetof(Blob, intensity_max) == offsetof(Blob, intensity_min) + 4,
-                "min and max share a word");
-  const size_t words = size_t(info->count) * kWords;
-  const ull min_word = properties & kPropertyIntensity ? ull(UINT_MAX) : 0ull;
-  ull* out = reinterpret_cast<ull*>(table);
-  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < words;
-       k += size_t(gridDim.x) * blockDim.x)
-    out[k] = k % kWords == kMinWord ? min_word : 0ull;  // little-endian: min low
   allow_next_grid();
 }
 
@@ -380,10 +382,8 @@ void BlobPass::poison(int byte, size_t components, cudaStream_t stream) {
 }
 
 void BlobPass::measure(const FrameGeometry& geo, const ImageView& image, const uint32_t* labels,
-                       const FrameInfo* info, uint32_t properties, int connectivity,
-                       cudaStream_t stream, bool chained) {
-  launch("blob_start_kernel", blob_start_kernel, unsigned(4 * sm_count_), 256, stream, chained,
-         info, table_.get(), properties);
+                       uint32_t properties, int connectivity, cudaStream_t stream,
+                       bool chained) {
   // Strips of owned columns and bands of rows over the frame and one column and row
   // past it (the Euler windows there).
   const int strips = int(ceil_div(size_t(geo.width) + 1, kOwnedColumns));

@@ -21,12 +21,12 @@ class BlobPass {
   bool reserve(size_t capacity, int sm_count);
   void poison(int byte, size_t components, cudaStream_t stream);
 
-  /// Blobs of the info->count components of `labels` (the output label image, 1..N)
-  /// over `image`'s planes (device memory): the Property bits `properties`, the Euler
-  /// number for `connectivity`. chained: as chain.h.
+  /// Adds into the table, whose entries the numbering started (Analysis::number), the
+  /// blobs of the components of `labels` (the output label image, 1..N) over `image`'s
+  /// planes (device memory): the Property bits `properties`, the Euler number for
+  /// `connectivity`. chained: as chain.h.
   void measure(const FrameGeometry& geo, const ImageView& image, const uint32_t* labels,
-               const FrameInfo* info, uint32_t properties, int connectivity,
-               cudaStream_t stream, bool chained);
+               uint32_t properties, int connectivity, cudaStream_t stream, bool chained);
 
   /// The frame's blobs, in label order (info->count of them).
   Blob* device_table() const { return table_.get(); }

@@ -5,6 +5,8 @@
 //   local labeling (the algorithm's Labeler::local; the threshold is fused in here)
 //   merging (the algorithm's Labeler::merge)
 //   analysis (root numbering, output labels + features)
+//   blob pass (Options::properties or blob filters only: intensity, colors, perimeter
+//     classes and Euler coefficients per component, blob_pass.h)
 //   report (table finished; the reported entries written into mapped pinned host memory)
 // The component count is unknown to the host while it queues the frame, so no copy of
 // "N entries" can be queued; instead the report's kernels, which know N, write the
@@ -281,13 +283,14 @@ struct Engine::Impl {
     mark(kLocal, s);
     labeler.merge(frame);
     mark(kMerged, s);
-    analysis.number(geo, mask.get(), labels.get(), options.connectivity, info.get(), s);
+    analysis.number(geo, mask.get(), labels.get(), options.connectivity, info.get(), s,
+                    options.properties ? blobs.device_table() : nullptr, options.properties);
     const bool labels_out = options.write_labels || options.properties;
     analysis.measure(geo, mask.get(), labels.get(), labels_out ? output.get() : nullptr, s,
                      chained());
     if (options.properties)
-      blobs.measure(geo, image, output.get(), info.get(), options.properties,
-                    options.connectivity, s, chained());
+      blobs.measure(geo, image, output.get(), options.properties, options.connectivity, s,
+                    chained());
     if (with_report) report.launch(s, chained());
   }
 

@@ -148,7 +148,7 @@ template <class Policy, int Connectivity>
 __global__ void __launch_bounds__(Policy::kBlockThreads)
     number_roots_kernel(FrameGeometry geo, const uint64_t* mask, uint32_t* labels,
                         long long words, uint64_t* status, const uint32_t* published,
-                        Component* table, FrameInfo* info) {
+                        Component* table, Blob* blobs, uint32_t blob_min, FrameInfo* info) {
   using Scan = cub::BlockScan<uint32_t, Policy::kBlockThreads>;
   __shared__ typename Scan::TempStorage temp;
   __shared__ uint32_t block_prefix;
@@ -191,6 +191,14 @@ __global__ void __launch_bounds__(Policy::kBlockThreads)
     store_staged_entries(staging[threadIdx.x / kWarpSize],
                          table + block_prefix + warp_first + first,
                          min(warp_roots - first, uint32_t(kWarpSize)));
+    // The blob pass adds into these (one 64-byte line per lane, the warp's contiguous).
+    static_assert(offsetof(Blob, intensity_min) == 40 && sizeof(Blob) == 64, "Blob's words");
+    if (blobs && i < warp_roots) {
+      uint4* b = reinterpret_cast<uint4*>(blobs + block_prefix + warp_first + i);
+      b[0] = b[1] = make_uint4(0, 0, 0, 0);
+      b[2] = make_uint4(0, 0, blob_min, 0);  // intensity_min, intensity_max
+      b[3] = make_uint4(0, 0, 0, 0);
+    }
   }
   allow_next_grid();
 }
@@ -203,7 +211,8 @@ unsigned numbering_blocks(const FrameGeometry& geo) {
 
 void launch_numbering(const FrameGeometry& geo, const uint64_t* mask, uint32_t* labels,
                       int connectivity, uint64_t* status, const uint32_t* epoch,
-                      Component* table, FrameInfo* info, cudaStream_t stream) {
+                      Component* table, Blob* blobs, uint32_t blob_min, FrameInfo* info,
+                      cudaStream_t stream) {
   using P = NumberingPolicy;
   const long long words = (long long)geo.mask_words();
   // Not chained: chained after the merge, frames with many components took up to 40 %
@@ -212,7 +221,7 @@ void launch_numbering(const FrameGeometry& geo, const uint64_t* mask, uint32_t* 
   launch("number_roots_kernel",
          connectivity == 4 ? number_roots_kernel<P, 4> : number_roots_kernel<P, 8>,
          numbering_blocks(geo), P::kBlockThreads, stream, false, geo, mask, labels, words, status,
-         epoch, table, info);
+         epoch, table, blobs, blob_min, info);
 }
 
 }  // namespace ccl::cuda

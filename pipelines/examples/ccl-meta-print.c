@@ -1,10 +1,12 @@
 /* ccl-meta-print: runs cudaccl over a video and prints what its GstCclMeta holds,
  * one summary line per frame (and optionally every component), each component
  * with its track id (and the parent it split off from, and its velocity) while
- * the element tracks.
+ * the element tracks, and with blob analysis (--blob-properties, or a blob
+ * filter such as --min-circularity) its blob on the line below.
  *
  *   ccl-meta-print [--backend auto|cuda|cpu] [--threshold N] [--min-area N]
- *                  [--frames N] [--components] [--no-tracking] [--analytics] [FILE]
+ *                  [--frames N] [--components] [--no-tracking] [--analytics]
+ *                  [--blob-properties FLAGS] [--min-circularity X] [FILE]
  *
  * Without FILE the source is videotestsrc's bouncing ball. Builds against the
  * installed library:
@@ -84,24 +86,50 @@ print_analytics (GstBuffer * buf)
 }
 #endif
 
-/* The largest reported component: the meta is in label order unless
- * max-components capped it, so look rather than assume. */
-static const GstCclComponent *
+/* The index of the largest reported component (-1: none): the meta is in
+ * label order unless max-components capped it, so look rather than assume. */
+static gint
 largest_component (const GstCclMeta * meta)
 {
-  const GstCclComponent *c, *best = NULL;
-  gpointer state = NULL;
+  gint best = -1;
+  guint i;
 
-  while ((c = gst_ccl_meta_iterate (meta, &state)))
-    if (!best || c->area > best->area)
-      best = c;
+  for (i = 0; i < meta->n_components; i++)
+    if (best < 0 || meta->components[i].area > meta->components[best].area)
+      best = (gint) i;
   return best;
 }
 
+/* The blob of component `index`, when the meta holds blobs: its shape always,
+ * and the groups in its properties field (those blob-properties asked for and
+ * those a filter read). */
 static void
-print_component (const gchar * prefix, const GstCclMeta * meta,
-    const GstCclComponent * c)
+print_blob (const GstCclMeta * meta, guint index)
 {
+  const GstCclBlob *b = gst_ccl_meta_get_blob (meta, index);
+
+  if (!b)
+    return;
+  g_print ("      blob");
+  if (b->properties & GST_CCL_BLOB_PROPERTIES_INTENSITY)
+    g_print (" luma %.1f +- %.1f (%.0f..%.0f)", b->intensity_mean,
+        b->intensity_std, b->intensity_min, b->intensity_max);
+  if (b->properties & GST_CCL_BLOB_PROPERTIES_COLOR)
+    g_print (" color (%.1f, %.1f, %.1f)", b->color_mean[0], b->color_mean[1],
+        b->color_mean[2]);
+  if (b->properties & GST_CCL_BLOB_PROPERTIES_PERIMETER)
+    g_print (" perimeter %.1f circularity %.3f", b->perimeter, b->circularity);
+  if (b->properties & GST_CCL_BLOB_PROPERTIES_EULER)
+    g_print (" euler %d", b->euler_number);
+  g_print (" orientation %.1f deg axes %.1f x %.1f eccentricity %.3f\n",
+      b->orientation * 180.0 / G_PI, b->axis_major_length,
+      b->axis_minor_length, b->eccentricity);
+}
+
+static void
+print_component (const gchar * prefix, const GstCclMeta * meta, guint index)
+{
+  const GstCclComponent *c = gst_ccl_meta_get_component (meta, index);
   gdouble major, minor;
 
   gst_ccl_component_get_axis_lengths (c, &major, &minor);
@@ -119,6 +147,7 @@ print_component (const gchar * prefix, const GstCclMeta * meta,
     g_print (" velocity (%.1f, %.1f)", c->velocity_x, c->velocity_y);
   }
   g_print ("\n");
+  print_blob (meta, index);
 }
 
 static GstPadProbeReturn
@@ -130,6 +159,8 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   const GstCclComponent *c;
   guint64 area_sum = 0;
   gpointer state = NULL;
+  gint largest;
+  guint i;
 
   if (!meta)
     return GST_PAD_PROBE_OK;
@@ -147,11 +178,10 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   g_print (meta->tracking ? ", tracking\n" : "\n");
 
   if (ps->components) {
-    state = NULL;
-    while ((c = gst_ccl_meta_iterate (meta, &state)))
-      print_component ("    ", meta, c);
-  } else if ((c = largest_component (meta))) {
-    print_component ("    largest ", meta, c);
+    for (i = 0; i < meta->n_components; i++)
+      print_component ("    ", meta, i);
+  } else if ((largest = largest_component (meta)) >= 0) {
+    print_component ("    largest ", meta, (guint) largest);
   }
 #ifdef WITH_GST_ANALYTICS
   if (ps->analytics)
@@ -217,8 +247,9 @@ run (GstElement * pipeline)
 int
 main (int argc, char **argv)
 {
-  gchar *backend = NULL;
+  gchar *backend = NULL, *blob_properties = NULL;
   gint threshold = 40, min_area = 10, frames = 30;
+  gdouble min_circularity = 0;
   gboolean components = FALSE, no_tracking = FALSE, analytics = FALSE;
   GOptionEntry entries[] = {
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend,
@@ -235,6 +266,13 @@ main (int argc, char **argv)
         "turn the element's tracking off (no track ids)", NULL},
     {"analytics", 0, 0, G_OPTION_ARG_NONE, &analytics,
         "also print the GstAnalytics entries (GStreamer 1.24 and newer)", NULL},
+    {"blob-properties", 0, 0, G_OPTION_ARG_STRING, &blob_properties,
+          "blob analysis, printed under each component: intensity, color, "
+          "perimeter, euler or a combination (e.g. intensity+perimeter)",
+        "FLAGS"},
+    {"min-circularity", 0, 0, G_OPTION_ARG_DOUBLE, &min_circularity,
+          "report only components at least this round (4 pi area / "
+          "perimeter^2; default 0: no limit)", "X"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("[FILE] - print cudaccl's "
@@ -289,6 +327,26 @@ main (int argc, char **argv)
   /* Only when asked: the default is the element's own (tracking on). */
   if (no_tracking)
     g_object_set (ccl, "tracking", FALSE, NULL);
+  /* A flags value from its text, as gst-launch-1.0 reads it. */
+  if (blob_properties) {
+    GParamSpec *spec = g_object_class_find_property (G_OBJECT_GET_CLASS (ccl),
+        "blob-properties");
+    GValue value = G_VALUE_INIT;
+
+    g_value_init (&value, spec->value_type);
+    if (!gst_value_deserialize (&value, blob_properties)) {
+      g_printerr ("ccl-meta-print: --blob-properties is intensity, color, "
+          "perimeter, euler or a combination such as intensity+perimeter, "
+          "not '%s'\n", blob_properties);
+      gst_object_unref (ccl);
+      gst_object_unref (pipeline);
+      return 2;
+    }
+    g_object_set_property (G_OBJECT (ccl), "blob-properties", &value);
+    g_value_unset (&value);
+  }
+  if (min_circularity > 0)
+    g_object_set (ccl, "min-circularity", min_circularity, NULL);
   ps.components = components;
   ps.analytics = analytics;
   pad = gst_element_get_static_pad (ccl, "src");
@@ -299,6 +357,7 @@ main (int argc, char **argv)
   ok = run (pipeline);
   gst_object_unref (pipeline);
   g_free (backend);
+  g_free (blob_properties);
   if (ok)
     g_print ("%u frames\n", ps.frames);
   return ok && ps.frames > 0 ? 0 : 1;

@@ -66,10 +66,21 @@ def device_table(engine, n, x):
 
 
 def to_device(table, x):
-    """A host table (dict of NumPy columns) as arrays of x's kind on x's device."""
-    if x.kind == "torch":
-        import torch
-        return {k: torch.as_tensor(v, device=x.owner.device) for k, v in table.items()}
-    import cupy
-    with cupy.cuda.Device(x.device):
-        return {k: cupy.asarray(v) for k, v in table.items()}
+    """A host table (dict of NumPy columns) as arrays of x's kind on x's device: the
+    columns of each dtype stacked into one block and uploaded with one copy, each column
+    a view of its row (a copy per column cost tens of microseconds each)."""
+    by_dtype = {}
+    for k, v in table.items():
+        by_dtype.setdefault(np.asarray(v).dtype, []).append(k)
+    out = {}
+    for dtype, names in by_dtype.items():
+        block = np.stack([np.asarray(table[k]) for k in names])
+        if x.kind == "torch":
+            import torch
+            device_block = torch.as_tensor(block, device=x.owner.device)
+        else:
+            import cupy
+            with cupy.cuda.Device(x.device):
+                device_block = cupy.asarray(block)
+        out.update(zip(names, device_block))
+    return {k: out[k] for k in table}

@@ -17,12 +17,15 @@ Tolerances (relative 1e-9 unless said), and why they are what they are:
 - intensity_min, intensity_max, euler_number: exact (integers).
 - orientation: an axis, compared modulo pi, 1e-9 relative. skimage evaluates its
   inertia tensor [[a, b], [b, c]] in floating point and takes a branch of its own when
-  a - c == 0: -pi/4 when b < 0, pi/4 otherwise, which for b < 0 is the other diagonal
+  a - c == 0: -pi/4 when b < 0, pi/4 otherwise, which for b != 0 is the other diagonal
   than the limit of its formula 0.5 atan2(-2b, c - a) (scikit-image issue #6815, fixed
-  after 0.19). cudaccl takes that branch when the exact spreads tie. Where
-  |a - c| <= 1e-12 (a + c), one side may take the branch and the other not, and the
-  two differ by pi/2: such rows are skipped and counted, with which side took it; rows
-  of that neighbourhood that agree are compared.
+  after 0.19). cudaccl does not take that branch: where the exact spreads tie it gives
+  the formula's limit, 0.5 atan2(-2b, 0): pi/4 when b < 0, -pi/4 when b > 0 (and pi/4
+  for b == 0, an isotropic region, as skimage). Where |a - c| <= 1e-12 (a + c),
+  skimage may take its branch (its float a - c == 0, whether or not the exact spreads
+  tie), and the two then differ by pi/2: such rows are skipped and counted, with
+  whether the exact spreads tie and whether skimage's float a - c is 0; rows of that
+  neighbourhood that agree are compared.
 - axis_minor_length: within 1e-9 axis_major_length (eigvalsh's error on the minor
   eigenvalue is absolute, about 1e-16 the major one).
 - eccentricity: 1e-9 relative, plus 1e-7 absolute only where it is below 1e-3 (the

@@ -2,7 +2,9 @@
 """The GstCcl-1.0 typelib from Python (PyGObject): every field of the meta and its
 components read directly (track fields and 64-bit track ids included), derived
 quantities, track lookup, and metas read from a running pipeline (pad probe and
-appsink) equal to what the element posts, with tracking on and off. Prints TAP.
+appsink) equal to what the element posts, with tracking on and off; the blobs
+(GstCclBlob) of a pipeline with blob-properties and blob filters, every field read
+and equal to the element's message. Prints TAP.
 
 The environment points GI_TYPELIB_PATH, LD_LIBRARY_PATH and GST_PLUGIN_PATH into
 the build folder (tests/python/meson.build sets them)."""
@@ -56,6 +58,15 @@ def with_track(c, track_id, parent_id=0):
     c.predicted_width, c.predicted_height = c.width + 1, c.height + 2
     return c
 
+
+# GstCclBlob's gdouble fields but color_mean, in the struct's order, and the message
+# arrays that carry each (docs/METADATA.md, "Blobs").
+BLOB_FIELDS = ["intensity_mean", "intensity_std", "intensity_min", "intensity_max",
+               "perimeter", "circularity", "orientation", "axis_major_length",
+               "axis_minor_length", "eccentricity"]
+BLOB_GROUP_FIELDS = {"INTENSITY": BLOB_FIELDS[:4], "PERIMETER": ["perimeter", "circularity"]}
+ALL_BLOB_PROPERTIES = (GstCcl.BlobProperties.INTENSITY | GstCcl.BlobProperties.COLOR |
+                       GstCcl.BlobProperties.PERIMETER | GstCcl.BlobProperties.EULER)
 
 L_SHAPE = [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2)]
 BAR = [(x, y) for y in range(5, 7) for x in range(10, 16)]
@@ -189,6 +200,12 @@ def test_typelib_layout():
                          ("predicted_width", "int32"), ("predicted_height", "int32")], comp[13:]
     meta = [n for n, _ in typelib_fields("Meta")]
     assert meta[meta.index("gpu_time") + 1] == "tracking", meta
+    # The blobs took the first padding slot, right after tracking (docs/METADATA.md).
+    assert meta[meta.index("tracking") + 1:] == ["blobs", "_gst_reserved"], meta
+    blob = typelib_fields("Blob")
+    assert blob == [("properties", "interface"), ("euler_number", "int32")] + \
+        [(f, "double") for f in BLOB_FIELDS[:4]] + [("color_mean", "array")] + \
+        [(f, "double") for f in BLOB_FIELDS[4:]] + [("_gst_reserved", "array")], blob
 
 
 def run_pipeline(launch, on_sample=None, probe=None):
@@ -337,6 +354,91 @@ def test_videoscale_scales_meta():
                                                 2 * b["predicted_height"]), (a, b)
 
 
+def blob_run(settings):
+    """Plays TESTSRC with `settings` on cudaccl; the (components, blobs) of every frame
+    read through the typelib, and the element's messages."""
+    frames = []
+
+    def on_sample(sample):
+        m = GstCcl.buffer_get_meta(sample.get_buffer())
+        comps, blobs = m.get_components(), m.get_blobs()
+        if blobs:
+            assert len(blobs) == len(comps) == m.n_components, (len(blobs), len(comps))
+            assert [b.properties for b in blobs] == [m.get_blob(i).properties
+                                                     for i in range(len(blobs))]
+        assert m.get_blob(len(comps)) is None
+        frames.append((m.total_count, comps, blobs))
+
+    messages = run_pipeline(TESTSRC.replace("cudaccl ", f"cudaccl {settings} ")
+                            + "! appsink name=sink sync=false", on_sample)
+    assert len(frames) == len(messages) == 6, (len(frames), len(messages))
+    return frames, messages
+
+
+def test_blobs_from_pipeline():
+    # Every group: each field read, consistent with the component and equal to the
+    # message's arrays.
+    frames, messages = blob_run("blob-properties=intensity+color+perimeter+euler")
+    assert all(comps for _, comps, _ in frames), "the ball was not found"
+    for (_, comps, blobs), s in zip(frames, messages):
+        assert s.get_value("blob-properties") == ALL_BLOB_PROPERTIES
+        for f in BLOB_FIELDS:
+            assert list(s.get_value(f.replace("_", "-"))) == [getattr(b, f) for b in blobs], f
+        assert list(s.get_value("euler-number")) == [b.euler_number for b in blobs]
+        for k in range(3):
+            assert list(s.get_value(f"color-mean-{k}")) == [b.color_mean[k] for b in blobs]
+        for c, b in zip(comps, blobs):
+            assert b.properties == ALL_BLOB_PROPERTIES, b.properties
+            # threshold=100 (above): every pixel's luma is over 100.
+            assert 100 < b.intensity_min <= b.intensity_mean <= b.intensity_max <= 255
+            assert 0 <= b.intensity_std <= (b.intensity_max - b.intensity_min) / 2
+            assert list(b.color_mean) == [b.intensity_mean] * 3, list(b.color_mean)  # GRAY8
+            assert b.euler_number == 1  # the ball has no hole
+            assert b.perimeter > 0
+            assert math.isclose(b.circularity, 4 * math.pi * c.area / b.perimeter ** 2,
+                                rel_tol=1e-12)
+            major, minor = c.get_axis_lengths()
+            assert math.isclose(b.axis_major_length, major, rel_tol=1e-9), (b, major)
+            assert math.isclose(b.axis_minor_length, minor, rel_tol=1e-9, abs_tol=1e-9)
+            assert math.isclose(b.eccentricity, math.sqrt(max(0.0, 1 - (minor / major) ** 2)),
+                                rel_tol=1e-6, abs_tol=1e-6), (b.eccentricity, major, minor)
+            assert -math.pi / 2 <= b.orientation <= math.pi / 2
+
+
+def test_blob_filters_from_pipeline():
+    # A filter alone computes what it reads, and only that: the circularity filter the
+    # perimeter group, the eccentricity filter nothing but the shape.
+    for settings, groups in [("min-circularity=0.5", ["PERIMETER"]),
+                             ("max-eccentricity=0.9", []),
+                             ("blob-properties=euler min-intensity=120", ["INTENSITY", "EULER"])]:
+        frames, messages = blob_run(settings)
+        want = GstCcl.BlobProperties(0)
+        for g in groups:
+            want |= getattr(GstCcl.BlobProperties, g)
+        assert all(comps for _, comps, _ in frames), f"{settings}: the ball was left out"
+        for (_, comps, blobs), s in zip(frames, messages):
+            assert s.get_value("blob-properties") == want, (settings, s.get_value("blob-properties"))
+            for b in blobs:
+                assert b.properties == want, (settings, b.properties)
+                for group, fields_of in BLOB_GROUP_FIELDS.items():
+                    filled = [getattr(b, f) != 0 for f in fields_of]
+                    assert all(filled) if group in groups else not any(filled), (settings, group)
+                assert list(b.color_mean) == [0.0] * 3
+                assert (b.euler_number != 0) == ("EULER" in groups)
+                assert b.axis_major_length > 0  # the shape is always there
+    # A filter no component meets: counted, none reported, no blobs.
+    frames, messages = blob_run("min-intensity=250")
+    for (total, comps, blobs), s in zip(frames, messages):
+        assert total >= 1 and comps == [] and blobs == [], (total, comps, blobs)
+        assert s.get_value("total-components") == total
+        assert s.get_value("reported-components") == 0
+    # Neither properties nor filters: no blobs, and none in the message.
+    frames, messages = blob_run("")
+    assert all(comps and blobs == [] for _, comps, blobs in frames)
+    assert not any(s.has_field("blob-properties") or s.has_field("circularity")
+                   for s in messages)
+
+
 for name, fn in [
         ("a buffer without meta gives None", test_no_meta),
         ("Meta.add and every meta and component field read back", test_add_and_read_every_field),
@@ -353,6 +455,10 @@ for name, fn in [
         ("tracking=false: meta and message carry no track", test_tracking_off),
         ("pad probe: the meta is read on cudaccl's source pad", test_pad_probe_reads_meta),
         ("videoscale doubles boxes, predictions, velocities, quadruples areas, keeps ids",
-         test_videoscale_scales_meta)]:
+         test_videoscale_scales_meta),
+        ("blob-properties: every GstCclBlob field read, consistent, equal to the message",
+         test_blobs_from_pipeline),
+        ("blob filters: a filter computes what it reads; none met: no blobs; none set: none",
+         test_blob_filters_from_pipeline)]:
     tap.check(name, fn)
 sys.exit(tap.finish())
