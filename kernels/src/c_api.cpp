@@ -15,6 +15,7 @@
 #include "c_api_columns.h"
 #include "c_api_device.h"
 #include "ccl/blob.h"
+#include "ccl/cpu_labeler.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/foreground.h"
 #include "ccl/reference.h"
@@ -262,7 +263,7 @@ void label_cpu(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::Ima
   if (img.memory != CCL_MEMORY_HOST)
     throw Invalid("the CPU backend reads host memory only: this image is in device memory");
   ccl::ForegroundStage& stage = fg ? fg->stage : e.stage;
-  ccl::reference_label(view, options, stage, e.result);
+  ccl::label_frame_cpu(view, options, stage, e.result);
   e.table = result_table(e.result);
 }
 

@@ -1,4 +1,4 @@
-// ccl-label: labels the connected components of an image file with the CPU reference
+// ccl-label: labels the connected components of an image file with the CPU labeler (ccl/cpu_labeler.h)
 // or the CUDA engine and writes a colored label image (PNG) and the component table
 // (CSV), with the blob properties asked for (--properties) and the blob filters. The
 // quickest way to see what the engine does to an image.
@@ -18,6 +18,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "ccl/blob.h"
+#include "ccl/cpu_labeler.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/reference.h"
 #include "ccl/types.h"
@@ -338,7 +339,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < args.repeat; ++i) {
       const auto start = std::chrono::steady_clock::now();
       if (engine) engine->label_host(view, args.options, result);
-      else ccl::reference_label(view, args.options, result);
+      else ccl::label_frame_cpu(view, args.options, result);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       best_ms = i == 0 ? ms : std::min(best_ms, ms);
