@@ -204,18 +204,27 @@ CCL_HD bool classify(const Planes& f, int x, int y, const Range& r, const int32_
   return in_range(rgb_to_hsv(rgb[0], rgb[1], rgb[2], saturation, hue), r);
 }
 
-/// The CPU's mask (ccl::ForegroundStage): 0 or 1 per pixel, rows of frame.width bytes.
-inline void mask_host(const ImageView& frame, const ColorOptions& options, uint8_t* mask) {
+/// Rows [y0, y1) of the CPU's mask (ccl::ForegroundStage): 0 or 1 per pixel, rows of
+/// frame.width bytes.
+inline void mask_rows(const ImageView& frame, const ColorOptions& options, uint8_t* mask,
+                      int y0, int y1) {
   static const Factors factors = make_factors();
   const Planes planes = planes_of(frame);
   const Range range = make_range(options);
+  const int w = frame.width;
   with_reader(frame.format, [&](auto reader) {
     using Reader = decltype(reader);
-    for (int y = 0; y < frame.height; ++y)
-      for (int x = 0; x < frame.width; ++x)
-        mask[size_t(y) * frame.width + x] =
-            classify<Reader>(planes, x, y, range, factors.saturation, factors.hue) ? 1 : 0;
+    for (int y = y0; y < y1; ++y) {
+      uint8_t* m = mask + size_t(y) * size_t(w);
+      for (int x = 0; x < w; ++x)
+        m[x] = classify<Reader>(planes, x, y, range, factors.saturation, factors.hue) ? 1 : 0;
+    }
   });
+}
+
+/// The whole mask on the calling thread.
+inline void mask_host(const ImageView& frame, const ColorOptions& options, uint8_t* mask) {
+  mask_rows(frame, options, mask, 0, frame.height);
 }
 
 }  // namespace ccl::color

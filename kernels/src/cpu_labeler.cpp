@@ -21,6 +21,7 @@
 #include "ccl/cpu_labeler.h"
 
 #include "ccl/luma.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -264,9 +265,8 @@ struct Workspace {
 thread_local Workspace tls_workspace;
 
 int auto_threads(int64_t pixels) {
-  const unsigned hw = std::thread::hardware_concurrency();
   const int64_t by_size = std::max<int64_t>(1, pixels / (64 * 1024));
-  return int(std::min<int64_t>(hw ? hw : 1, by_size));
+  return int(std::min<int64_t>(par::default_threads(), by_size));
 }
 
 // Foreground: bytes of `pixels` (w x h, `stride` bytes per row) above `level`, or with
@@ -286,7 +286,9 @@ void label_stripes(const uint8_t* pixels, size_t stride, int w, int h, uint8_t l
   uint32_t* const row_begin = ws.row_begin.data();
   uint32_t* const row_end = ws.row_end.data();
 
-  const int S = nstripes;
+  // Fewer stripes when the system refuses more threads.
+  par::Pool& pool = par::local_pool();
+  const int S = pool.reserve(nstripes);
   std::vector<int> y0(size_t(S) + 1);
   for (int s = 0; s <= S; ++s) y0[size_t(s)] = int(int64_t(s) * h / S);
   auto base_of = [&](int s) { return uint32_t(y0[size_t(s)]) * max_runs; };
@@ -496,20 +498,9 @@ void label_stripes(const uint8_t* pixels, size_t stride, int w, int h, uint8_t l
     }
   };
 
-  std::vector<std::thread> pool;
-  try {
-    pool.reserve(size_t(S) - 1);
-    for (int s = 1; s < S; ++s) pool.emplace_back(work, s);
-  } catch (...) {
-    // Not every thread could start: those that did are let go, and one stripe does it.
-    failed.store(true);
-    barrier.abort();
-    for (std::thread& t : pool) t.join();
-    label_stripes<Eight, Below>(pixels, stride, w, h, level, out, 1);
-    return;
-  }
-  work(0);
-  for (std::thread& t : pool) t.join();
+  // S is what the pool could reserve: every stripe has a thread of its own for the
+  // barriers.
+  pool.run(S, work);
   if (error) std::rethrow_exception(error);
 }
 

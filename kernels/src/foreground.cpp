@@ -1,14 +1,18 @@
 // The foreground stage on the CPU (ccl/foreground.h): the same per-pixel model code as
-// the GPU (background_model.h), the region and the cleanup. Sequential and plain: it is
-// the oracle the GPU's masks are compared with.
+// the GPU (background_model.h), the region and the cleanup. It is the oracle the GPU's
+// masks are compared with, and the production CPU path: rows are split into stripes
+// over the calling thread's pool (parallel.h), and every pixel's result depends on the
+// frame alone, so the mask is the same for any number of threads.
 #include "ccl/foreground.h"
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "background_model.h"
 #include "color_range.h"
 #include "local_threshold.h"
+#include "parallel.h"
 #include "ccl/luma.h"
 
 namespace ccl {
@@ -23,36 +27,114 @@ size_t background_state_bytes_per_pixel(PixelFormat format) {
 
 namespace {
 
-/// One direction of a separable min (erode) or max (dilate) over 2r+1 pixels, clipped
-/// to the frame, from `src` into `dst`.
+// ---- cleanup --------------------------------------------------------------------------
+// A square min (erode) or max (dilate) is separable: along rows, then along columns.
+// Pixels outside the frame are ignored, which is the same as padding with the
+// operation's identity (0 for max, 255 for min). Both directions are written as plain
+// loops over x with a short inner window, so that GCC turns them into byte-wise
+// min/max over whole vectors: (2r+1) vector operations per 16 or 32 pixels.
+
 template <bool kMax>
-void sweep(const uint8_t* src, uint8_t* dst, int width, int height, int radius, bool rows) {
-  const int len = rows ? width : height, lines = rows ? height : width;
-  const size_t step = rows ? 1 : size_t(width), line_step = rows ? size_t(width) : 1;
-  for (int l = 0; l < lines; ++l) {
-    const uint8_t* s = src + size_t(l) * line_step;
-    uint8_t* d = dst + size_t(l) * line_step;
-    for (int i = 0; i < len; ++i) {
-      const int lo = std::max(0, i - radius), hi = std::min(len - 1, i + radius);
-      uint8_t v = s[size_t(lo) * step];
-      for (int j = lo + 1; j <= hi; ++j) v = kMax ? std::max(v, s[size_t(j) * step]) : std::min(v, s[size_t(j) * step]);
-      d[size_t(i) * step] = v;
+inline uint8_t pick(uint8_t a, uint8_t b) {
+  return kMax ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+/// Rows [y0, y1) of src filtered along x into dst; `line` is scratch of w + 2r bytes.
+template <bool kMax>
+void morph_rows(const uint8_t* src, uint8_t* dst, int w, int y0, int y1, int r, uint8_t* line) {
+  const uint8_t pad = kMax ? 0 : 255;
+  for (int i = 0; i < r; ++i) line[i] = line[size_t(r) + w + i] = pad;
+  for (int y = y0; y < y1; ++y) {
+    const uint8_t* s = src + size_t(y) * w;
+    uint8_t* d = dst + size_t(y) * w;
+    std::copy(s, s + w, line + r);
+    for (int x = 0; x < w; ++x) d[x] = line[x];
+    for (int j = 1; j <= 2 * r; ++j) {
+      const uint8_t* l = line + j;
+      for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], l[x]);
     }
   }
+}
+
+/// Rows [y0, y1) of dst: src (all h rows) filtered along y.
+template <bool kMax>
+void morph_cols(const uint8_t* src, uint8_t* dst, int w, int h, int y0, int y1, int r) {
+  for (int y = y0; y < y1; ++y) {
+    const int lo = std::max(0, y - r), hi = std::min(h - 1, y + r);
+    uint8_t* d = dst + size_t(y) * w;
+    const uint8_t* first = src + size_t(lo) * w;
+    for (int x = 0; x < w; ++x) d[x] = first[x];
+    for (int j = lo + 1; j <= hi; ++j) {
+      const uint8_t* s = src + size_t(j) * w;
+      for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], s[x]);
+    }
+  }
+}
+
+/// One erosion or dilation of the cleanup.
+struct MorphOp {
+  bool max;
+  int radius;
+};
+
+/// The cleanup's operations in order: opening (erode, dilate), closing (dilate, erode).
+int cleanup_ops(int open_radius, int close_radius, MorphOp* ops) {
+  int n = 0;
+  if (open_radius > 0) {
+    ops[n++] = {false, open_radius};
+    ops[n++] = {true, open_radius};
+  }
+  if (close_radius > 0) {
+    ops[n++] = {true, close_radius};
+    ops[n++] = {false, close_radius};
+  }
+  return n;
+}
+
+void rows_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int y0, int y1,
+               uint8_t* line) {
+  if (op.max) morph_rows<true>(src, dst, w, y0, y1, op.radius, line);
+  else morph_rows<false>(src, dst, w, y0, y1, op.radius, line);
+}
+
+void cols_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int h, int y0,
+               int y1) {
+  if (op.max) morph_cols<true>(src, dst, w, h, y0, y1, op.radius);
+  else morph_cols<false>(src, dst, w, h, y0, y1, op.radius);
+}
+
+void clear_outside(uint8_t* mask, const uint8_t* region, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) mask[i] = region[i] ? mask[i] : 0;
 }
 
 template <bool kMax>
 void morph(BinaryImage& mask, int radius, std::vector<uint8_t>& scratch) {
   if (radius <= 0) return;
-  scratch.resize(mask.pixels.size());
-  sweep<kMax>(mask.pixels.data(), scratch.data(), mask.width, mask.height, radius, true);
-  sweep<kMax>(scratch.data(), mask.pixels.data(), mask.width, mask.height, radius, false);
+  const int w = mask.width, h = mask.height;
+  scratch.resize(mask.pixels.size() + size_t(w) + 2 * size_t(radius));
+  uint8_t* line = scratch.data() + mask.pixels.size();
+  morph_rows<kMax>(mask.pixels.data(), scratch.data(), w, 0, h, radius, line);
+  morph_cols<kMax>(scratch.data(), mask.pixels.data(), w, h, 0, h, radius);
+}
+
+void size_mask(BinaryImage& mask, const ImageView& frame) {
+  mask.width = frame.width;
+  mask.height = frame.height;
+  mask.pixels.resize(size_t(frame.pixels()));
 }
 
 void require_host(const ImageView& frame) {
   if (frame.space != MemorySpace::Host)
     throw Error("the CPU foreground stage needs an image in host memory");
 }
+
+/// A stage without a prepare phase.
+struct NoPrepare {
+  void operator()(int, int, int) const {}
+};
+
+// Pixels per stripe below which another thread costs more than it saves.
+constexpr int64_t kMinPixelsPerStripe = 16 * 1024;
 
 }  // namespace
 
@@ -70,9 +152,7 @@ void clean_mask(BinaryImage& mask, int open_radius, int close_radius, const uint
   dilate_mask(mask, open_radius, scratch);
   dilate_mask(mask, close_radius, scratch);
   erode_mask(mask, close_radius, scratch);
-  if (region)
-    for (size_t i = 0; i < mask.pixels.size(); ++i)
-      if (!region[i]) mask.pixels[i] = 0;
+  if (region) clear_outside(mask.pixels.data(), region, 0, mask.pixels.size());
 }
 
 struct ForegroundStage::Impl {
@@ -82,13 +162,67 @@ struct ForegroundStage::Impl {
   uint64_t frames = 0;
   std::vector<uint8_t> region;
   int region_width = 0, region_height = 0;
-  std::vector<uint8_t> scratch;
+  std::vector<uint8_t> scratch;  // the cleanup's two intermediate masks
+  std::vector<uint8_t> luma;     // the local threshold's luma plane
+  std::vector<std::vector<uint8_t>> lines;      // per stripe: the cleanup's padded row
+  std::vector<std::vector<uint32_t>> sums;      // per stripe: the local threshold's sums
   std::vector<uint32_t> votes;  // the gain's histogram
   int32_t last_gain = 256;
+  int threads = 0;
+
+  /// Stripes of rows for a w x h frame: the threads set_threads asked for, or by default
+  /// par::default_threads(), fewer for small frames; at most one per row and what the
+  /// pool can run at once.
+  int stripes(int w, int h) const {
+    int64_t n = threads;
+    if (n <= 0)
+      n = std::min<int64_t>(par::default_threads(),
+                            std::max<int64_t>(1, int64_t(w) * h / kMinPixelsPerStripe));
+    return par::local_pool().reserve(int(std::min<int64_t>({n, int64_t(h), par::kMaxThreads})));
+  }
+
+  /// The mask of the frame, stripe by stripe, then the cleanup and the region. Phase 0
+  /// runs prepare(s, y0, y1) (rows that other stripes read later), phase 1 produce(s,
+  /// y0, y1), which writes the mask's rows y0..y1 - 1. Each later phase ends one
+  /// erosion or dilation along y (it reads other stripes' rows, hence a phase of its
+  /// own) and starts the next along x. Every pixel's value depends on the frame only,
+  /// never on the split: any number of stripes gives the same mask.
+  template <class Prepare, class Produce>
+  void run(BinaryImage& mask, const Options& options, Prepare&& prepare, Produce&& produce) {
+    const int w = mask.width, h = mask.height;
+    const uint8_t* reg = region.empty() ? nullptr : region.data();
+    MorphOp ops[4];
+    const int nops = cleanup_ops(options.open_radius, options.close_radius, ops);
+    int max_radius = 0;
+    for (int i = 0; i < nops; ++i) max_radius = std::max(max_radius, ops[i].radius);
+    const int T = stripes(w, h);
+    // Two intermediate masks, alternating: a phase reads other stripes' rows of the one
+    // the previous phase wrote while its own stripe writes the other.
+    if (nops) scratch.resize(2 * mask.pixels.size());
+    if (int(lines.size()) < T) lines.resize(size_t(T));
+    for (int s = 0; s < T; ++s) lines[size_t(s)].resize(size_t(w) + 2 * size_t(max_radius));
+    uint8_t* const m = mask.pixels.data();
+    uint8_t* const tmp[2] = {scratch.data(), scratch.data() + mask.pixels.size()};
+    par::Pool& pool = par::local_pool();
+    if constexpr (!std::is_same_v<std::decay_t<Prepare>, NoPrepare>)
+      pool.run(T, [&](int s) {
+        prepare(s, par::stripe_begin(s, T, h), par::stripe_begin(s + 1, T, h));
+      });
+    for (int phase = 0; phase <= nops; ++phase)
+      pool.run(T, [&](int s) {
+        const int y0 = par::stripe_begin(s, T, h), y1 = par::stripe_begin(s + 1, T, h);
+        if (phase == 0) produce(s, y0, y1);
+        else cols_pass(ops[phase - 1], tmp[(phase - 1) & 1], m, w, h, y0, y1);
+        if (phase < nops)
+          rows_pass(ops[phase], m, tmp[phase & 1], w, y0, y1, lines[size_t(s)].data());
+        else if (reg) clear_outside(m, reg, size_t(y0) * w, size_t(y1) * w);
+      });
+  }
 
   template <class Reader>
-  void model(const ImageView& frame, const BackgroundOptions& o, BinaryImage& mask) {
+  void model(const ImageView& frame, const Options& options, BinaryImage& mask) {
     constexpr int C = Reader::C;
+    const BackgroundOptions& o = options.background;
     const size_t plane = size_t(frame.pixels());
     if (frame.width != width || frame.height != height || frame.format != format) {
       width = frame.width;
@@ -106,16 +240,37 @@ struct ForegroundStage::Impl {
     }
     const int32_t gain = p.compensate ? measure_gain<Reader>(planes, frame, p) : 256;
     last_gain = gain;
-    for (int y = 0; y < frame.height; ++y)
-      for (int x = 0; x < frame.width; ++x) {
-        const size_t i = size_t(y) * frame.width + x;
-        int32_t px[C];
-        Reader::at(planes, x, y, px);
-        bg::Modes<C> modes;
-        bg::load(modes, state.data(), plane, i);
-        mask.pixels[i] = bg::step(modes, px, p, gain) ? 1 : 0;
-        bg::store(modes, state.data(), plane, i);
-      }
+    uint16_t* const st = state.data();
+    uint8_t* const out = mask.pixels.data();
+    const int w = frame.width;
+    run(mask, options, NoPrepare{}, [&](int, int y0, int y1) {
+      for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < w; ++x) {
+          const size_t i = size_t(y) * w + x;
+          int32_t px[C];
+          Reader::at(planes, x, y, px);
+          bg::Modes<C> modes;
+          bg::load(modes, st, plane, i);
+          out[i] = bg::step(modes, px, p, gain) ? 1 : 0;
+          bg::store(modes, st, plane, i);
+        }
+    });
+  }
+
+  void local_threshold(const ImageView& frame, const Options& options, BinaryImage& mask) {
+    const int w = frame.width, h = frame.height;
+    const local::Params p = local::params(options.local, options.mode, w);
+    luma.resize(size_t(w) * size_t(h));
+    const size_t words = local::scratch_words(w, p);
+    const int T = stripes(w, h);
+    if (int(sums.size()) < T) sums.resize(size_t(T));
+    for (int s = 0; s < T; ++s) sums[size_t(s)].resize(words);
+    run(mask, options,
+        [&](int, int y0, int y1) { local::luma_rows(frame, luma.data(), y0, y1); },
+        [&](int s, int y0, int y1) {
+          local::mask_rows(luma.data(), w, h, p, y0, y1, mask.pixels.data(),
+                           sums[size_t(s)].data());
+        });
   }
 
   /// The frame's light against the model's, before the model moves (bg::gain_vote).
@@ -152,38 +307,38 @@ int ForegroundStage::apply(const ImageView& frame, const Options& options, Binar
                 std::to_string(d.region_height) + " but the frame is " +
                 std::to_string(frame.width) + "x" + std::to_string(frame.height));
   int level = 0;
+  const NoPrepare no_prepare;
   if (options.foreground == ForegroundModel::Threshold) {
     level = threshold_image(frame, options, mask);
     d.frames = 0;  // a model that skipped frames starts over when it is chosen again
+    d.run(mask, options, no_prepare, [](int, int, int) {});
   } else if (options.foreground == ForegroundModel::Local) {
     require_host(frame);
-    mask.width = frame.width;
-    mask.height = frame.height;
-    mask.pixels.resize(size_t(frame.pixels()));
-    local::mask_host(frame, options, mask.pixels.data());
+    size_mask(mask, frame);
+    d.local_threshold(frame, options, mask);
     d.frames = 0;  // as for the threshold: the background model starts over after it
   } else if (options.foreground == ForegroundModel::Color) {
     require_host(frame);
-    mask.width = frame.width;
-    mask.height = frame.height;
-    mask.pixels.resize(size_t(frame.pixels()));
-    color::mask_host(frame, options.color, mask.pixels.data());
+    size_mask(mask, frame);
+    d.run(mask, options, no_prepare, [&](int, int y0, int y1) {
+      color::mask_rows(frame, options.color, mask.pixels.data(), y0, y1);
+    });
     d.frames = 0;  // as for the threshold: the background model starts over after it
   } else {
     require_host(frame);  // its planes are validate()'s
-    mask.width = frame.width;
-    mask.height = frame.height;
-    mask.pixels.resize(size_t(frame.pixels()));
+    size_mask(mask, frame);
     bg::with_channels(frame.format, [&](auto reader) {
-      d.model<decltype(reader)>(frame, options.background, mask);
+      d.model<decltype(reader)>(frame, options, mask);
     });
   }
-  clean_mask(mask, options.open_radius, options.close_radius,
-             d.region.empty() ? nullptr : d.region.data(), d.scratch);
   return level;
 }
 
 void ForegroundStage::reset() { impl_->frames = 0; }
+
+void ForegroundStage::set_threads(int threads) { impl_->threads = threads < 0 ? 0 : threads; }
+
+int ForegroundStage::threads() const { return impl_->threads; }
 
 uint64_t ForegroundStage::frames() const { return impl_->frames; }
 

@@ -95,45 +95,89 @@ CCL_HD bool is_foreground(uint32_t luma, uint32_t mean, const Params& p) {
   return p.below ? d <= -p.delta : d > -p.delta;
 }
 
-/// The CPU's mask (0/1, width*height bytes, no padding) of a host frame that validate()
-/// took: the luma plane, then per row the vertical window sums of every column, kept up
-/// to date from row to row (one row in, one row out), and a running sum along them.
-inline void mask_host(const ImageView& frame, const Options& options, uint8_t* mask) {
-  const int w = frame.width, h = frame.height;
-  const Params p = params(options.local, options.mode, w);
-  const int r = p.radius;
-  std::vector<uint8_t> luma(size_t(w) * size_t(h));
+/// Rows [y0, y1) of the frame's 8-bit luma (luma_byte) into `luma` (width bytes a row).
+inline void luma_rows(const ImageView& frame, uint8_t* luma, int y0, int y1) {
+  const int w = frame.width;
   with_luma(frame.format, [&](auto reader) {
     using Luma = decltype(reader);
-    for (int y = 0; y < h; ++y) {
+    for (int y = y0; y < y1; ++y) {
       const uint8_t* row = static_cast<const uint8_t*>(frame.planes[0]) + size_t(y) * frame.strides[0];
-      for (int x = 0; x < w; ++x) luma[size_t(y) * w + x] = uint8_t(luma_byte<Luma>(row, x));
+      uint8_t* out = luma + size_t(y) * size_t(w);
+      for (int x = 0; x < w; ++x) out[x] = uint8_t(luma_byte<Luma>(row, x));
     }
   });
+}
+
+/// Host scratch of mask_rows: w + 2r + 1 column sums and w window sums.
+inline size_t scratch_words(int width, const Params& p) {
+  return 2 * size_t(width) + 2 * size_t(p.radius) + 1;
+}
+
+/// Rows [y0, y1) of the CPU's mask (0/1, w bytes a row) from the whole luma plane (w x h).
+/// Per row: the vertical window sums of every column, kept up to date from row to row
+/// (one row in, one row out, started afresh at y0 so that stripes of rows are
+/// independent), the horizontal window sums as a running sum along them, then the
+/// test of every pixel in a loop of its own, which the compiler vectorizes.
+inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
+                      uint8_t* mask, uint32_t* scratch) {
+  const int r = p.radius;
   // Rows and columns outside the frame repeat its edge (BORDER_REPLICATE).
-  auto row = [&](int y) { return &luma[size_t(std::clamp(y, 0, h - 1)) * size_t(w)]; };
+  auto row = [&](int y) { return luma + size_t(std::clamp(y, 0, h - 1)) * size_t(w); };
   // column[r + x]: the sum of column x over rows y - r .. y + r; r copies of each edge
   // column on either side, and one more slot that the last step reads.
-  std::vector<uint32_t> column(size_t(w) + 2 * size_t(r) + 1, 0);
-  uint32_t* sums = column.data() + r;
-  for (int j = -r; j <= r; ++j) {
+  uint32_t* column = scratch;
+  uint32_t* window = scratch + size_t(w) + 2 * size_t(r) + 1;
+  uint32_t* sums = column + r;
+  std::fill(column, column + size_t(w) + 2 * size_t(r) + 1, 0u);
+  for (int j = y0 - r; j <= y0 + r; ++j) {
     const uint8_t* in = row(j);
     for (int x = 0; x < w; ++x) sums[x] += in[x];
   }
-  for (int y = 0; y < h; ++y) {
-    std::fill(column.begin(), column.begin() + r, sums[0]);
-    std::fill(column.begin() + r + w, column.end(), sums[w - 1]);
+  // Columns x < vector_end divide as OpenCV's float loop, by a product with the float
+  // inverse rounded to the nearest even; adding and taking away 2^23 rounds a float in
+  // [0, 2^23) that way with plain arithmetic, which vectorizes where nearbyint does not.
+  const int vend = std::min(p.vector_end, w);
+  const float magic = 8388608.0f;
+  for (int y = y0; y < y1; ++y) {
+    std::fill(column, column + r, sums[0]);
+    std::fill(column + r + w, column + size_t(w) + 2 * size_t(r) + 1, sums[w - 1]);
     uint32_t sum = 0;
     for (int i = 0; i <= 2 * r; ++i) sum += column[size_t(i)];
-    const uint8_t* l = row(y);
-    uint8_t* m = mask + size_t(y) * size_t(w);
     for (int x = 0; x < w; ++x) {
-      m[x] = is_foreground(l[x], window_mean(sum, x, p), p) ? 1 : 0;
+      window[x] = sum;
       sum += column[size_t(x) + 2 * size_t(r) + 1] - column[size_t(x)];
     }
-    const uint8_t *in = row(y + r + 1), *out = row(y - r);
-    for (int x = 0; x < w; ++x) sums[x] += uint32_t(in[x]) - out[x];
+    const uint8_t* l = row(y);
+    uint8_t* m = mask + size_t(y) * size_t(w);
+    const int32_t delta = p.delta;
+    if (p.below) {
+      for (int x = 0; x < vend; ++x) {
+        const int32_t mean = int32_t((float(int32_t(window[x])) * p.inverse + magic) - magic);
+        m[x] = int32_t(l[x]) - mean <= -delta ? 1 : 0;
+      }
+    } else {
+      for (int x = 0; x < vend; ++x) {
+        const int32_t mean = int32_t((float(int32_t(window[x])) * p.inverse + magic) - magic);
+        m[x] = int32_t(l[x]) - mean > -delta ? 1 : 0;
+      }
+    }
+    for (int x = vend; x < w; ++x) m[x] = is_foreground(l[x], window_mean(window[x], x, p), p) ? 1 : 0;
+    if (y + 1 < y1) {
+      const uint8_t *in = row(y + r + 1), *out = row(y - r);
+      for (int x = 0; x < w; ++x) sums[x] += uint32_t(in[x]) - out[x];
+    }
   }
+}
+
+/// The CPU's mask (0/1, width*height bytes, no padding) of a host frame that validate()
+/// took, on the calling thread.
+inline void mask_host(const ImageView& frame, const Options& options, uint8_t* mask) {
+  const int w = frame.width, h = frame.height;
+  const Params p = params(options.local, options.mode, w);
+  std::vector<uint8_t> luma(size_t(w) * size_t(h));
+  luma_rows(frame, luma.data(), 0, h);
+  std::vector<uint32_t> scratch(scratch_words(w, p));
+  mask_rows(luma.data(), w, h, p, 0, h, mask, scratch.data());
 }
 
 }  // namespace ccl::local

@@ -11,7 +11,8 @@ namespace ccl {
 
 /// Labels a binary image exactly as label_binary does (labels 1..N in raster order of
 /// each component's first pixel, the full component table in label order), with
-/// `threads` threads (0: std::thread::hardware_concurrency(), fewer for small images;
+/// `threads` threads (0: CCL_CPU_THREADS when set, else the CPUs the process may run on
+/// (its affinity), fewer for small images;
 /// otherwise that many, at most one per row). Rows are split into stripes; each thread
 /// finds its stripe's runs and joins them with union-find, the stripes are joined at
 /// their borders, and each run's label, pixels and closed-form moments are written in

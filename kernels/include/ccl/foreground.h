@@ -52,6 +52,12 @@ class ForegroundStage {
   /// The model forgets everything: the next frame is learned as the background.
   void reset();
 
+  /// Threads apply() splits its rows over: that many (at most one per row), or with 0,
+  /// the default, the CPUs this process may run on (CCL_CPU_THREADS when set), fewer for
+  /// small frames. The mask does not depend on it.
+  void set_threads(int threads);
+  int threads() const;
+
   /// Frames the model has learned since its reset.
   uint64_t frames() const;
 
