@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 
 namespace ccl {
 
@@ -75,6 +77,17 @@ inline double Tracker::Impl::pair_cost(const Probe& t, const Det& d) {
          kAreaWeight * area_change(d.area, t.area) + t.unseen_cost;
 }
 
+// A candidate's component and label, copied as one 8-byte word: every entry a gate
+// scans is written out (the count decides whether it stays), so this store is the
+// scan's innermost work. The cost is filled in later, once per candidate kept.
+inline void Tracker::Impl::take_entry(Candidate& c, const Entry& e) {
+  static_assert(offsetof(Entry, label) == offsetof(Entry, det) + 4 &&
+                    offsetof(Candidate, label) == offsetof(Candidate, det) + 4,
+                "det and label must be adjacent in Entry and Candidate");
+  std::memcpy(reinterpret_cast<char*>(&c) + offsetof(Candidate, det),
+              reinterpret_cast<const char*>(&e) + offsetof(Entry, det), 8);
+}
+
 // Appends to cand[n...] the components whose boxes meet track s's gate, in the
 // grid's order, with no cost yet. The test is written without branches: whether a
 // box meets a gate is a coin toss the processor cannot predict.
@@ -84,7 +97,7 @@ inline void Tracker::Impl::gather(const Probe& t, size_t& n) {
     Candidate* out = cand.data();
     for (; e != end; ++e) {
       const bool meets = (e->x0 < t.gx1) & (t.gx0 < e->x1) & (e->y0 < t.gy1) & (t.gy0 < e->y1);
-      out[n] = {0.0, e->det, e->label};
+      take_entry(out[n], *e);
       n += meets;
     }
   };
@@ -100,7 +113,7 @@ inline void Tracker::Impl::gather(const Probe& t, size_t& n) {
         const Entry& e = items[j];
         const bool meets = (j < b) & (e.x0 < t.gx1) & (t.gx0 < e.x1) & (e.y0 < t.gy1) &
                            (t.gy0 < e.y1);
-        out[n] = {0.0, e.det, e.label};
+        take_entry(out[n], e);
         n += meets;
       }
   };

@@ -273,6 +273,7 @@ struct Tracker::Impl {
   void collect_pairs();
   void restore_order(int32_t s);
   inline void search(const int32_t* slots, size_t count);
+  static inline void take_entry(Candidate& c, const Entry& e);
   inline void gather(const Probe& t, size_t& n);
   inline void drop_repeats(size_t first, size_t& n);
   inline int32_t note_bests(size_t s, size_t first, size_t end);
