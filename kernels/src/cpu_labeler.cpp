@@ -191,8 +191,13 @@ struct alignas(64) Partial {
 // stripe), then sleep, so that more threads than cores cost no more than they must.
 class Barrier {
  public:
-  explicit Barrier(int n)
-      : n_(n), spins_(unsigned(n) <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0) {}
+  // The core count is read once: asking the system costs microseconds (a file read),
+  // as much as labeling a small frame.
+  explicit Barrier(int n) : n_(n), spins_(n <= machine_cores() ? 4000 : 0) {}
+  static int machine_cores() {
+    static const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    return cores;
+  }
   void wait() {
     if (n_ == 1) return;
     const unsigned gen = gen_.load(std::memory_order_acquire);
