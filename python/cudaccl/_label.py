@@ -2,6 +2,7 @@
 import ctypes
 import math
 import numbers
+import struct
 import threading
 
 from . import _arrays, _lib, _table
@@ -9,6 +10,7 @@ from ._errors import UnsupportedError
 
 _label = _lib.lib.ccl_engine_label
 _options_cache = {}
+_plans = {}  # label()'s settings (and memory kind) -> _plan()
 _algorithm_index = {name: i for i, name in enumerate(_lib.algorithms())}
 _usable = {}
 _profiling = [False]
@@ -31,6 +33,8 @@ class _ThreadState(threading.local):
         self.result = _lib.Result(size=ctypes.sizeof(_lib.Result))
         self.image_at = ctypes.addressof(self.image)
         self.labels_at = ctypes.addressof(self.labels)
+        self.image_bytes = memoryview(self.image).cast("B")
+        self.labels_bytes = memoryview(self.labels).cast("B")
         self.result_at = ctypes.addressof(self.result)
         self.called = False
         self.pool = []  # host buffers of returned arrays (_pool.py)
@@ -218,9 +222,11 @@ def make_options(connectivity=8, threshold=128, mode="above", algorithm=None, mi
     return o
 
 
-def _options(key):
-    """(address of the ccl_options, blob column names) of label()'s settings."""
-    entry = _options_cache.get(key)
+def _options(key, kinds=()):
+    """(address of the ccl_options, blob column names, the ccl_options) of label()'s
+    settings. kinds: the settings' types, part of the cache key (128.0 == 128 as a key,
+    yet only one of them is a valid threshold)."""
+    entry = _options_cache.get((key, kinds))
     if entry is None:
         (connectivity, threshold, mode, algorithm, min_area, max_components, write, none,
          blob, filters) = key
@@ -232,8 +238,8 @@ def _options(key):
         entry = (o, ctypes.addressof(o), names)
         if len(_options_cache) > 256:  # settings that change every call: keep it bounded
             _options_cache.clear()
-        _options_cache[key] = entry
-    return entry[1], entry[2]
+        _options_cache[(key, kinds)] = entry
+    return entry[1], entry[2], entry[0]
 
 
 def engine_for(backend, device):
@@ -244,24 +250,23 @@ def engine_for(backend, device):
     return handle
 
 
+# The image and labels structs filled with one pack_into each (setting seven ctypes
+# fields one by one costs several times as much): the members after `size`.
+_IMAGE_FIELDS = struct.Struct("=iiiixxxxQqQ")  # width .. stream, from offset 4
+_LABELS_FIELDS = struct.Struct("=Qqi")           # data, stride, memory, from offset 8
+assert (_lib.Image.width.offset, _lib.Image.data.offset, _lib.Image.stream.offset,
+        _lib.Labels.data.offset, _lib.Labels.memory.offset) == (4, 24, 40, 8, 24)
+
+
 def run(engine, foreground, x, options_at, want_labels, state):
     """Labels Input x on `engine`; returns (labels or None, reported count)."""
-    img = state.image
-    img.width = x.width
-    img.height = x.height
-    img.format = x.format
-    img.memory = x.memory
-    img.data = x.pointer
-    img.stride = x.stride
-    img.stream = x.stream
+    _IMAGE_FIELDS.pack_into(state.image_bytes, 4, x.width, x.height, x.format, x.memory,
+                            x.pointer, x.stride, x.stream)
     labels = None
     labels_at = None
     if want_labels:
         labels, pointer, memory = _arrays.labels_for(x, state.pool)
-        out = state.labels
-        out.data = pointer
-        out.stride = x.width * 4
-        out.memory = memory
+        _LABELS_FIELDS.pack_into(state.labels_bytes, 8, pointer, x.width * 4, memory)
         labels_at = state.labels_at
     status = _label(engine, foreground, state.image_at, options_at, labels_at, state.result_at)
     if status:
@@ -270,16 +275,18 @@ def run(engine, foreground, x, options_at, want_labels, state):
     return labels, state.result.num_reported
 
 
-def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
-          max_components=None, return_labels=True, backend="auto", properties=None,
-          min_circularity=0.0, max_circularity=0.0, min_intensity=0.0, max_intensity=0.0,
-          min_eccentricity=0.0, max_eccentricity=0.0):
-    x = _arrays.adapt(image)
+def _kinds(connectivity, threshold, min_area, max_components, return_labels, filters):
+    return (type(connectivity), type(threshold), type(min_area), type(max_components),
+            type(return_labels), tuple(map(type, filters)))
+
+
+def _plan(key, x, connectivity, threshold, mode, algorithm, min_area, max_components,
+          return_labels, backend, properties, filters):
+    """What a call with these settings on an input like x does, checked once:
+    (backend, ccl_options address, blob names, device table?, device image?, the
+    ccl_options). Raises for bad settings."""
     b = choose_backend(backend, x.memory, x.device)
-    engine = engine_for(b, x.device if b == _lib.BACKEND_CUDA else -1)
     blob = None if properties is None else parse_properties(properties)
-    filters = (min_circularity, max_circularity, min_intensity, max_intensity,
-               min_eccentricity, max_eccentricity)
     # A device image's table stays on the device when every component is reported and
     # no blob property is asked for: the engine reports none to the host
     # (max_components 0) and a kernel writes the columns into arrays of the image's
@@ -288,13 +295,51 @@ def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, mi
     on_device = x.memory == _lib.MEMORY_DEVICE
     everything = (on_device and max_components is None and min_area in (0, 1) and
                   not (blob and blob[1]) and not any(filters))
-    options_at, names = _options((connectivity, threshold, mode, algorithm, min_area,
-                                  max_components, bool(return_labels), everything, blob,
-                                  filters))
-    labels, n = run(engine, None, x, options_at, return_labels, _state)
+    options_at, names, options = _options((connectivity, threshold, mode, algorithm,
+                                           min_area, max_components, bool(return_labels),
+                                           everything, blob, filters),
+                                          key[-6:] if key is not None else
+                                          _kinds(connectivity, threshold, min_area,
+                                                 max_components, return_labels, filters))
+    # The plan holds the ccl_options itself, not only its address: _options_cache may
+    # drop it while the plan lives on.
+    plan = (b, options_at, names, everything, on_device, options)
+    if key is not None:
+        if len(_plans) > 256:  # settings that change every call: keep it bounded
+            _plans.clear()
+        _plans[key] = plan
+    return plan
+
+
+def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, min_area=0,
+          max_components=None, return_labels=True, backend="auto", properties=None,
+          min_circularity=0.0, max_circularity=0.0, min_intensity=0.0, max_intensity=0.0,
+          min_eccentricity=0.0, max_eccentricity=0.0):
+    x = _arrays.adapt(image)
+    filters = (min_circularity, max_circularity, min_intensity, max_intensity,
+               min_eccentricity, max_eccentricity)
+    # The settings' checked form, looked up by the settings themselves. Their types
+    # are part of the key: 128.0 equals 128 (and True equals 1) as a dict key, yet one
+    # is refused where the other is accepted.
+    key = (x.memory, connectivity, threshold, mode, algorithm, min_area, max_components,
+           return_labels, backend, properties, filters, type(connectivity), type(threshold),
+           type(min_area), type(max_components), type(return_labels),
+           tuple(map(type, filters)))  # the last six: _kinds()
+    try:
+        plan = _plans.get(key)
+    except TypeError:  # unhashable settings (properties as a list): checked each call
+        plan = key = None
+    if plan is None:
+        plan = _plan(key, x, connectivity, threshold, mode, algorithm, min_area,
+                     max_components, return_labels, backend, properties, filters)
+    b, options_at, names, everything, on_device, _ = plan
+    state = _state
+    device = x.device if b else -1  # BACKEND_CUDA is 1, BACKEND_CPU 0
+    engine = state.engines.get((b, device)) or engine_for(b, device)
+    labels, n = run(engine, None, x, options_at, return_labels, state)
     if everything:
-        return labels, _table.device_table(engine, _state.result.num_components, x)
-    table = _table.engine_table(engine, n, _state.pool, names)
+        return labels, _table.device_table(engine, state.result.num_components, x)
+    table = _table.engine_table(engine, n, state.pool, names)
     return labels, _table.to_device(table, x) if on_device else table
 
 

@@ -79,12 +79,13 @@ class Labeler:
                                self._return_labels, self._state)
         if self._bound[1] == -1 and self._bound[0] == _lib.BACKEND_CUDA:
             self._bound = (self._bound[0], self._state.result.device)  # "current" resolved
-        table = _table.engine_table(self._engine, n, self._state.pool, self._blob_names)
+        table = _table.engine_table(self._engine, n, self._state.pool, self._blob_names,
+                                    _table.LazyTable if self._tracker is not None else dict)
         if self._tracker is not None:
             tracks = np.zeros(n, _track.TRACK_DTYPE)
             _lib.check(_lib.lib.ccl_tracker_update_engine(
-                self._tracker, self._engine, tracks.__array_interface__["data"][0]))
-            table.update(_track.track_columns(tracks))
+                self._tracker, self._engine, _arrays.data_pointer(tracks)))
+            _table.add_tracks(table, tracks)
         return labels, table
 
     def reset(self):

@@ -1,7 +1,7 @@
 """The component table as columns named as skimage.measure.regionprops_table names them."""
 import numpy as np
 
-from . import _lib, _pool
+from . import _arrays, _lib, _pool, _track
 
 _INTS = len(_lib.INT_COLUMNS)
 _FLOATS = len(_lib.FLOAT_COLUMNS)
@@ -10,59 +10,197 @@ _BLOB_ROW = {name: i for i, (name, _) in enumerate(_lib.BLOB_COLUMNS)}
 _INT_BLOB_COLUMNS = ("euler_number",)  # integers in skimage's tables too
 _columns = _lib.lib.ccl_engine_columns
 _device_columns = _lib.lib.ccl_engine_device_columns
+_NAMES = _lib.INT_COLUMNS + _lib.FLOAT_COLUMNS
+_FLOAT64 = np.dtype(np.float64)
+_INT64 = np.dtype(np.int64)
 
 
-def engine_table(engine, n, pool, blob_names=()):
+def engine_table(engine, n, pool, blob_names=(), kind=dict):
     """The columns of the engine's last frame (n reported components), arrays that no
     later call touches: one buffer (from `pool`, _pool.py), each column a row of it;
-    then the blob columns `blob_names` (ccl_engine_blob_columns), in that order."""
-    block = _pool.empty(pool, (_INTS + _FLOATS, n), np.float64, (_INTS + _FLOATS) * n * 8)
-    ints = block[:_INTS].view(np.int64)
-    floats = block[_INTS:]
+    then the blob columns `blob_names` (ccl_engine_blob_columns), in that order. `kind`:
+    the mapping returned (dict, or LazyTable to join columns made later)."""
+    block = _pool.empty(pool, (_INTS + _FLOATS, n), _FLOAT64, (_INTS + _FLOATS) * n * 8)
     if n:
-        base = block.__array_interface__["data"][0]
-        _lib.check(_columns(engine, base, base + _INTS * n * 8))
-    # Iterating a 2-D array yields its rows as views, at C speed.
-    table = dict(zip(_lib.INT_COLUMNS, ints))
-    table.update(zip(_lib.FLOAT_COLUMNS, floats))
+        base = _arrays.data_pointer(block)
+        status = _columns(engine, base, base + _INTS * n * 8)
+        if status:
+            raise _lib.error(status)
+    # Iterating a 2-D array yields its rows as views at C speed: all 19 columns cost
+    # about what making them one by one on first read would cost for two of them.
+    table = kind(zip(_lib.INT_COLUMNS, block[:_INTS].view(_INT64)))
+    dict.update(table, zip(_lib.FLOAT_COLUMNS, block[_INTS:]))
     if blob_names:
-        blobs = _pool.empty(pool, (_BLOBS, n), np.float64, _BLOBS * n * 8)
+        blobs = _pool.empty(pool, (_BLOBS, n), _FLOAT64, _BLOBS * n * 8)
         if n:
-            _lib.check(_lib.lib.ccl_engine_blob_columns(
-                engine, blobs.__array_interface__["data"][0]))
+            _lib.check(_lib.lib.ccl_engine_blob_columns(engine, _arrays.data_pointer(blobs)))
         for name in blob_names:
             row = blobs[_BLOB_ROW[name]]
-            table[name] = row.astype(np.int64) if name in _INT_BLOB_COLUMNS else row
+            dict.__setitem__(table, name,
+                             row.astype(np.int64) if name in _INT_BLOB_COLUMNS else row)
     return table
+
+
+class _Pending:
+    """What a LazyTable holds for a column not made yet."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<column not made yet>"
+
+
+_PENDING = _Pending()
+
+
+class LazyTable(dict):
+    """A table whose columns are made when first read: a device image's 19 columns,
+    CuPy views of the rows of one allocation (a CuPy array object costs about a
+    microsecond and a half to make, so making them all was most of a small frame's
+    call whether or not the caller read them), and a Labeler's track columns (ten
+    conversions of a ccl_track array, made together). The keys are there from the
+    start; every way of reading a value (indexing, get, values, items, iteration into
+    another dict, copy, comparison, repr, pickling) makes what it reads first, so the
+    table behaves as a dict of arrays. What a column holds does not depend on when it
+    is made: device columns are written by work queued on the image's stream before
+    the call returns, the tracks before it returns."""
+    __slots__ = ("_block", "_n", "_tracks")
+
+    def __getitem__(self, key):
+        value = dict.__getitem__(self, key)
+        if value is _PENDING:
+            value = self._make(key)
+        return value
+
+    def _make(self, key):
+        if key in _TRACK_KEYS:
+            # The track columns come from one ccl_track array, all at once.
+            for name, value in _track.track_columns(self._tracks).items():
+                dict.__setitem__(self, name, value)
+            return dict.__getitem__(self, key)
+        i, n = _ROW[key], self._n
+        value = _CUPY_NDARRAY[0]((n,), _INT64 if i < _INTS else _FLOAT64,
+                                 self._block.data + 8 * n * i)
+        dict.__setitem__(self, key, value)
+        return value
+
+    def _fill(self):
+        for key in [k for k, v in dict.items(self) if v is _PENDING]:
+            if dict.__getitem__(self, key) is _PENDING:  # a track key may have made it
+                self._make(key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    # A dict subclass that defines __iter__ is merged (dict(t), {**t}, d.update(t))
+    # through keys() and __getitem__ rather than by reading its storage.
+    def __iter__(self):
+        return dict.__iter__(self)
+
+    def values(self):
+        self._fill()
+        return dict.values(self)
+
+    def items(self):
+        self._fill()
+        return dict.items(self)
+
+    def copy(self):
+        self._fill()
+        return dict(dict.items(self))
+
+    def pop(self, key, *default):
+        if key in self:
+            self[key]
+        return dict.pop(self, key, *default)
+
+    def popitem(self):
+        self._fill()
+        return dict.popitem(self)
+
+    def setdefault(self, key, default=None):
+        if key in self:
+            return self[key]
+        return dict.setdefault(self, key, default)
+
+    def __eq__(self, other):
+        self._fill()
+        if isinstance(other, LazyTable):
+            other._fill()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = None
+
+    def __or__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        out = dict(other)
+        out.update(self.items())
+        return out
+
+    def __repr__(self):
+        self._fill()
+        return dict.__repr__(self)
+
+    def __reduce__(self):
+        return dict, (self.copy(),)
+
+
+_ROW = {name: i for i, name in enumerate(_NAMES)}
+_TRACK_KEYS = frozenset(_track.TRACK_COLUMNS)
+_PENDING_TRACKS = dict.fromkeys(_track.TRACK_COLUMNS, _PENDING)
+
+
+def add_tracks(table, tracks):
+    """The track columns of `tracks` (a ccl_track array, one per row) joined to a
+    LazyTable, made when first read."""
+    table._tracks = tracks
+    dict.update(table, _PENDING_TRACKS)
+
+
+_CUPY_NDARRAY = [None]
+_PENDING_ROW = dict.fromkeys(_NAMES, _PENDING)
 
 
 def device_table(engine, n, x):
     """The columns of the engine's last frame (all n components), computed on the device
     into arrays of the input's kind (CuPy, or torch for torch tensors): the table never
-    crosses the bus. One allocation; each column a view of one of its rows."""
+    crosses the bus. One allocation; each column a view of one of its rows (CuPy: made
+    when first read, LazyTable)."""
     rows = _INTS + _FLOATS
     if x.kind == "torch":
         import torch
         block = torch.empty((rows, n), dtype=torch.float64, device=x.owner.device)
         base = block.data_ptr()
     else:
-        import cupy
-        with cupy.cuda.Device(x.device):
-            block = cupy.empty((rows, n), cupy.float64)
+        block = _arrays.cupy_empty((rows * n,), _FLOAT64, x.device)
         base = block.data.ptr
     if n:
-        _lib.check(_device_columns(engine, base, base + _INTS * n * 8))
+        status = _device_columns(engine, base, base + _INTS * n * 8)
+        if status:
+            raise _lib.error(status)
     if x.kind == "torch":
         columns = block[:_INTS].view(torch.int64).unbind(0) + block[_INTS:].unbind(0)
-    elif n == 0:
-        columns = [block[0].view(np.int64)] * _INTS + [block[0]] * _FLOATS
-    else:
-        # Made from the allocation directly: a CuPy array's indexing costs about half
-        # again as much per column, and a frame's 19 columns are most of the call.
-        memptr, ndarray = block.data, cupy.ndarray
-        columns = [ndarray((n,), np.int64, memptr + 8 * n * i) for i in range(_INTS)]
-        columns += [ndarray((n,), np.float64, memptr + 8 * n * i) for i in range(_INTS, rows)]
-    return dict(zip(_lib.INT_COLUMNS + _lib.FLOAT_COLUMNS, columns))
+        return dict(zip(_NAMES, columns))
+    if n == 0:
+        empty_int, empty_float = block.view(_INT64), block
+        return dict(zip(_NAMES, [empty_int] * _INTS + [empty_float] * _FLOATS))
+    if _CUPY_NDARRAY[0] is None:
+        _CUPY_NDARRAY[0] = type(block)
+    table = LazyTable(_PENDING_ROW)
+    table._block = block
+    table._n = n
+    return table
 
 
 def to_device(table, x):

@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from . import _lib
+from . import _arrays, _lib
 
 TRACK_DTYPE = np.dtype([("id", "<u8"), ("parent_id", "<u8"), ("age", "<u4"),
                         ("frames_unseen", "<u4"), ("velocity_x", "<f8"), ("velocity_y", "<f8"),
@@ -137,8 +137,8 @@ class Tracker:
         comps = components_from_table(table)
         tracks = np.zeros(len(comps), TRACK_DTYPE)
         _lib.check(_lib.lib.ccl_tracker_update(
-            self._handle, width, height, comps.__array_interface__["data"][0], len(comps),
-            tracks.__array_interface__["data"][0]))
+            self._handle, width, height, _arrays.data_pointer(comps), len(comps),
+            _arrays.data_pointer(tracks)))
         out = dict(table)
         out.update(track_columns(tracks))
         return out

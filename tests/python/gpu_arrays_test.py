@@ -301,6 +301,65 @@ def errors(fw):
         tap.check(f"{fw}: bad input: {name} raises {exc.__name__}", lambda: raises(exc, fn, word))
 
 
+def lazy_tables(fw):
+    """A device table's columns are made when first read (cudaccl/_table.py): every way
+    of reading gives the arrays an eager table would hold, and reading them at once on
+    the producer's stream, while the work is still queued, sees the finished numbers."""
+    host = yacclab_random(300, 400, 0.5, 2, seed=17) * np.uint8(255)
+    _, want = cudaccl.label(host, backend="cpu")
+
+    def ways():
+        dev = to_device(fw, host)
+        readers = [
+            ("indexing", lambda t: {k: t[k] for k in want}),
+            ("get", lambda t: {k: t.get(k) for k in want}),
+            ("items", lambda t: dict(t.items())),
+            ("values", lambda t: dict(zip(t.keys(), t.values()))),
+            ("dict()", dict),
+            ("**", lambda t: (lambda **kw: kw)(**t)),
+            ("copy", lambda t: t.copy()),
+            ("| {}", lambda t: t | {}),
+            ("{} |", lambda t: {} | t),
+            ("update", lambda t: (lambda d: (d.update(t), d)[1])({})),
+        ]
+        for name, read in readers:
+            _, table = cudaccl.label(dev)
+            got = read(table)
+            assert type(got) is dict and list(got) == list(want), f"{name}: {list(got)}"
+            same_table(got, want)
+            if name == "indexing":
+                assert all(table[k] is got[k] for k in want), "a column was made twice"
+                assert table.get("nope", 5) == 5 and "nope" not in table
+    tap.check(f"{fw}: a device table read any way equals the eager CPU table", ways)
+
+    def read_at_once():
+        # The stream is kept busy, so the label copy and the column kernel are still
+        # queued when the call returns; the host reads below must wait for them.
+        src = to_device(fw, host)
+        synchronize(fw)
+        if fw == "cupy":
+            spin = cupy.RawKernel(SPIN, "spin")
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                labels, table = cudaccl.label(src)
+                spin((1,), (1,), (np.int64(50_000_000),))
+                labels, table = cudaccl.label(src)
+                cols = {k: table[k].get() for k in want}
+                got_labels = labels.get()
+        else:
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                labels, table = cudaccl.label(src)
+                torch.cuda._sleep(50_000_000)
+                labels, table = cudaccl.label(src)
+                cols = {k: table[k].cpu().numpy() for k in want}
+                got_labels = labels.cpu().numpy()
+        same_table(cols, want)
+        assert np.array_equal(got_labels, cudaccl.label(host, backend="cpu")[0])
+    tap.check(f"{fw}: results read at once on the producer's stream are complete",
+              read_at_once)
+
+
 def cuda_failures():
     img = np.zeros((64, 64), np.uint8)
     for spec, name in [("device-alloc:1", "cudaErrorMemoryAllocation"),
@@ -342,6 +401,7 @@ def main():
         equal_to_cpu(fw)
         in_place(fw)
         producer_stream(fw)
+        lazy_tables(fw)
         labeler(fw)
         errors(fw)
         real(fw, testdata)
