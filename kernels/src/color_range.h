@@ -204,27 +204,159 @@ CCL_HD bool classify(const Planes& f, int x, int y, const Range& r, const int32_
   return in_range(rgb_to_hsv(rgb[0], rgb[1], rgb[2], saturation, hue), r);
 }
 
+#if !defined(__CUDACC__)
+// ---- The CPU's rows: the same integers as classify(), in loops GCC vectorizes.
+//
+// A row is taken in chunks: first its R, G, B into small arrays (the YUV formats
+// compute each block's chroma terms once for its two pixels), then the test over the
+// arrays. The test cannot look its two factors up in a table (a lookup per lane does
+// not vectorize), so it divides in single precision instead, which gives the table's
+// integers exactly: for integers 0 <= a < 2^24 and 0 < b, float(a) / float(b) is
+// rounded by at most q * 2^-24 (q = a / b), less than 1 / b, the least distance from a
+// q that is not an integer to the next integer; so truncating it gives floor(a / b).
+// Both numerators, 2 * (255 << 12) + v and 2 * (30 << 12) + d, are below 2^22. Where
+// v or d is 0 the table holds 0 and the quotient is of no account: d is 0 then, and so
+// is the hue's x (every channel equal), and both products vanish.
+namespace cpu {
+
+// Pixels per chunk: even, so that chunks start at a block's first column; small, so
+// that the three arrays stay in the first-level cache.
+constexpr int kChunk = 256;
+
+#define CCL_COLOR_INLINE __attribute__((always_inline)) inline
+
+template <int kRed>
+CCL_COLOR_INLINE void rgb_packed(const uint8_t* p, int n, int32_t* r, int32_t* g, int32_t* b) {
+  for (int i = 0; i < n; ++i) {
+    r[i] = p[4 * i + kRed];
+    g[i] = p[4 * i + 1];
+    b[i] = p[4 * i + 2 - kRed];
+  }
+}
+
+/// n pixels from their luma `y` and their blocks' chroma, one U and one V every kStep
+/// bytes (NV12: 2, I420: 1); the first pixel starts a block.
+template <int kStep>
+CCL_COLOR_INLINE void rgb_yuv(const uint8_t* y, const uint8_t* u, const uint8_t* v, int n,
+                              int32_t* r, int32_t* g, int32_t* b) {
+  const int pairs = n >> 1;
+  for (int j = 0; j < pairs; ++j) {
+    const Chroma c = chroma_terms(u[kStep * j], v[kStep * j]);
+    for (int k = 0; k < 2; ++k) {
+      const int32_t yy = y[2 * j + k];
+      const int32_t l = (yy > 16 ? yy - 16 : 0) * kYuvY;
+      r[2 * j + k] = clamp8((l + c.r) >> kYuvShift);
+      g[2 * j + k] = clamp8((l + c.g) >> kYuvShift);
+      b[2 * j + k] = clamp8((l + c.b) >> kYuvShift);
+    }
+  }
+  if (n & 1) {
+    int32_t rgb[3];
+    yuv_to_rgb(y[n - 1], chroma_terms(u[kStep * pairs], v[kStep * pairs]), rgb);
+    r[n - 1] = rgb[0];
+    g[n - 1] = rgb[1];
+    b[n - 1] = rgb[2];
+  }
+}
+
+/// in_range(rgb_to_hsv(...)) of n pixels, 0 or 1 into m.
+template <bool kWraps>
+CCL_COLOR_INLINE void test_n(const int32_t* r, const int32_t* g, const int32_t* b, int n,
+                             const Range& range, uint8_t* m) {
+  const int32_t h0 = range.low[0], h1 = range.high[0], s0 = range.low[1], s1 = range.high[1],
+                v0 = range.low[2], v1 = range.high[2];
+  for (int i = 0; i < n; ++i) {
+    const int32_t R = r[i], G = g[i], B = b[i];
+    const int32_t v = R > G ? (R > B ? R : B) : (G > B ? G : B);
+    const int32_t lo = R < G ? (R < B ? R : B) : (G < B ? G : B);
+    const int32_t d = v - lo;
+    const int32_t sv = 2 * v > 1 ? 2 * v : 1, sd = 2 * d > 1 ? 2 * d : 1;
+    const int32_t sf = int32_t(float(2 * (255 << kHsvShift) + v) / float(sv));
+    const int32_t hf = int32_t(float(2 * (30 << kHsvShift) + d) / float(sd));
+    const int32_t s = (d * sf + kHsvHalf) >> kHsvShift;
+    const int32_t x = v == R ? G - B : v == G ? B - R + 2 * d : R - G + 4 * d;
+    int32_t h = (x * hf + kHsvHalf) >> kHsvShift;
+    h = h < 0 ? h + 180 : h;
+    const bool hue = kWraps ? (h >= h0) | (h <= h1) : (h >= h0) & (h <= h1);
+    m[i] = uint8_t(hue & (s >= s0) & (s <= s1) & (v >= v0) & (v <= v1));
+  }
+}
+
+template <bool kWraps>
+CCL_COLOR_INLINE void rows_impl(const ImageView& frame, const Range& range, uint8_t* mask,
+                                int y0, int y1) {
+  const Planes f = planes_of(frame);
+  const int w = frame.width;
+  alignas(64) int32_t r[kChunk], g[kChunk], b[kChunk];
+  for (int y = y0; y < y1; ++y) {
+    const uint8_t* row = f.base[0] + size_t(y) * f.stride[0];
+    const size_t crow = size_t(y >> 1);
+    for (int x0 = 0; x0 < w; x0 += kChunk) {
+      const int n = w - x0 < kChunk ? w - x0 : kChunk;
+      switch (frame.format) {
+        case PixelFormat::NV12: {
+          const uint8_t* uv = f.base[1] + crow * f.stride[1] + size_t(x0);
+          rgb_yuv<2>(row + x0, uv, uv + 1, n, r, g, b);
+          break;
+        }
+        case PixelFormat::I420:
+          rgb_yuv<1>(row + x0, f.base[1] + crow * f.stride[1] + size_t(x0 >> 1),
+                     f.base[2] + crow * f.stride[2] + size_t(x0 >> 1), n, r, g, b);
+          break;
+        case PixelFormat::BGRA:
+        case PixelFormat::BGRx:
+          rgb_packed<2>(row + 4 * size_t(x0), n, r, g, b);
+          break;
+        default:
+          rgb_packed<0>(row + 4 * size_t(x0), n, r, g, b);
+      }
+      test_n<kWraps>(r, g, b, n, range, mask + size_t(y) * size_t(w) + size_t(x0));
+    }
+  }
+}
+
+template <bool kWraps>
+void rows_generic(const ImageView& frame, const Range& range, uint8_t* mask, int y0, int y1) {
+  rows_impl<kWraps>(frame, range, mask, y0, y1);
+}
+
+template <bool kWraps>
+__attribute__((target("avx2"))) void rows_avx2(const ImageView& frame, const Range& range,
+                                               uint8_t* mask, int y0, int y1) {
+  rows_impl<kWraps>(frame, range, mask, y0, y1);
+}
+
+#undef CCL_COLOR_INLINE
+
+inline bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return bool(__builtin_cpu_supports("avx2"));
+  }();
+  return yes;
+}
+
+}  // namespace cpu
+
 /// Rows [y0, y1) of the CPU's mask (ccl::ForegroundStage): 0 or 1 per pixel, rows of
-/// frame.width bytes.
+/// frame.width bytes; the same bytes as classify() gives pixel by pixel.
 inline void mask_rows(const ImageView& frame, const ColorOptions& options, uint8_t* mask,
                       int y0, int y1) {
-  static const Factors factors = make_factors();
-  const Planes planes = planes_of(frame);
   const Range range = make_range(options);
-  const int w = frame.width;
-  with_reader(frame.format, [&](auto reader) {
-    using Reader = decltype(reader);
-    for (int y = y0; y < y1; ++y) {
-      uint8_t* m = mask + size_t(y) * size_t(w);
-      for (int x = 0; x < w; ++x)
-        m[x] = classify<Reader>(planes, x, y, range, factors.saturation, factors.hue) ? 1 : 0;
-    }
-  });
+  const bool avx2 = cpu::has_avx2();
+  if (range.wraps) {
+    if (avx2) cpu::rows_avx2<true>(frame, range, mask, y0, y1);
+    else cpu::rows_generic<true>(frame, range, mask, y0, y1);
+  } else {
+    if (avx2) cpu::rows_avx2<false>(frame, range, mask, y0, y1);
+    else cpu::rows_generic<false>(frame, range, mask, y0, y1);
+  }
 }
 
 /// The whole mask on the calling thread.
 inline void mask_host(const ImageView& frame, const ColorOptions& options, uint8_t* mask) {
   mask_rows(frame, options, mask, 0, frame.height);
 }
+#endif  // !__CUDACC__
 
 }  // namespace ccl::color

@@ -1,15 +1,18 @@
-// The foreground stage on the CPU (ccl/foreground.h): the same per-pixel model code as
-// the GPU (background_model.h), the region and the cleanup. It is the oracle the GPU's
+// The foreground stage on the CPU (ccl/foreground.h): the same per-pixel model as the
+// GPU (background_model.h, run a vector of pixels at a time by background_model_simd.h
+// with the same results), the region and the cleanup. It is the oracle the GPU's
 // masks are compared with, and the production CPU path: rows are split into stripes
 // over the calling thread's pool (parallel.h), and every pixel's result depends on the
 // frame alone, so the mask is the same for any number of threads.
 #include "ccl/foreground.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include "background_model.h"
+#include "background_model_simd.h"
 #include "color_range.h"
 #include "local_threshold.h"
 #include "parallel.h"
@@ -32,44 +35,9 @@ namespace {
 // Pixels outside the frame are ignored, which is the same as padding with the
 // operation's identity (0 for max, 255 for min). Both directions are written as plain
 // loops over x with a short inner window, so that GCC turns them into byte-wise
-// min/max over whole vectors: (2r+1) vector operations per 16 or 32 pixels.
-
-template <bool kMax>
-inline uint8_t pick(uint8_t a, uint8_t b) {
-  return kMax ? (a > b ? a : b) : (a < b ? a : b);
-}
-
-/// Rows [y0, y1) of src filtered along x into dst; `line` is scratch of w + 2r bytes.
-template <bool kMax>
-void morph_rows(const uint8_t* src, uint8_t* dst, int w, int y0, int y1, int r, uint8_t* line) {
-  const uint8_t pad = kMax ? 0 : 255;
-  for (int i = 0; i < r; ++i) line[i] = line[size_t(r) + w + i] = pad;
-  for (int y = y0; y < y1; ++y) {
-    const uint8_t* s = src + size_t(y) * w;
-    uint8_t* d = dst + size_t(y) * w;
-    std::copy(s, s + w, line + r);
-    for (int x = 0; x < w; ++x) d[x] = line[x];
-    for (int j = 1; j <= 2 * r; ++j) {
-      const uint8_t* l = line + j;
-      for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], l[x]);
-    }
-  }
-}
-
-/// Rows [y0, y1) of dst: src (all h rows) filtered along y.
-template <bool kMax>
-void morph_cols(const uint8_t* src, uint8_t* dst, int w, int h, int y0, int y1, int r) {
-  for (int y = y0; y < y1; ++y) {
-    const int lo = std::max(0, y - r), hi = std::min(h - 1, y + r);
-    uint8_t* d = dst + size_t(y) * w;
-    const uint8_t* first = src + size_t(lo) * w;
-    for (int x = 0; x < w; ++x) d[x] = first[x];
-    for (int j = lo + 1; j <= hi; ++j) {
-      const uint8_t* s = src + size_t(j) * w;
-      for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], s[x]);
-    }
-  }
-}
+// min/max over whole vectors: (2r+1) vector operations per 16 or 32 pixels. The small
+// radii that cleanups use are compiled with the radius fixed, so that a window is
+// taken in registers and written once, instead of once per offset.
 
 /// One erosion or dilation of the cleanup.
 struct MorphOp {
@@ -91,17 +59,149 @@ int cleanup_ops(int open_radius, int close_radius, MorphOp* ops) {
   return n;
 }
 
+#define CCL_MORPH_INLINE __attribute__((always_inline)) inline
+
+template <bool kMax>
+CCL_MORPH_INLINE uint8_t pick(uint8_t a, uint8_t b) {
+  return kMax ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+/// Rows [y0, y1) of src filtered along x into dst; `line` is scratch of w + 2r bytes.
+/// kR > 0: the radius, known when compiled (the window's loop unrolls and each output
+/// vector is computed in registers); 0: r, at run time (a pass over the row per offset).
+template <bool kMax, int kR>
+CCL_MORPH_INLINE void morph_rows(const uint8_t* src, uint8_t* dst, int w, int y0, int y1, int r,
+                                 uint8_t* line) {
+  if (kR) r = kR;
+  const uint8_t pad = kMax ? 0 : 255;
+  for (int i = 0; i < r; ++i) line[i] = line[size_t(r) + w + i] = pad;
+  for (int y = y0; y < y1; ++y) {
+    const uint8_t* s = src + size_t(y) * w;
+    uint8_t* d = dst + size_t(y) * w;
+    std::memcpy(line + r, s, size_t(w));
+    if constexpr (kR > 0) {
+      for (int x = 0; x < w; ++x) {
+        uint8_t m = line[x];
+        for (int j = 1; j <= 2 * kR; ++j) m = pick<kMax>(m, line[x + j]);
+        d[x] = m;
+      }
+    } else {
+      for (int x = 0; x < w; ++x) d[x] = line[x];
+      for (int j = 1; j <= 2 * r; ++j) {
+        const uint8_t* l = line + j;
+        for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], l[x]);
+      }
+    }
+  }
+}
+
+/// Rows [y0, y1) of dst: src (all h rows) filtered along y; kR as for morph_rows.
+template <bool kMax, int kR>
+CCL_MORPH_INLINE void morph_cols(const uint8_t* src, uint8_t* dst, int w, int h, int y0, int y1,
+                                 int r) {
+  if (kR) r = kR;
+  for (int y = y0; y < y1; ++y) {
+    const int lo = std::max(0, y - r), hi = std::min(h - 1, y + r);
+    uint8_t* d = dst + size_t(y) * w;
+    if constexpr (kR > 0) {
+      if (hi - lo == 2 * kR) {  // the whole window inside the frame
+        const uint8_t* s[2 * kR + 1];
+        for (int j = 0; j <= 2 * kR; ++j) s[j] = src + size_t(lo + j) * w;
+        for (int x = 0; x < w; ++x) {
+          uint8_t m = s[0][x];
+          for (int j = 1; j <= 2 * kR; ++j) m = pick<kMax>(m, s[j][x]);
+          d[x] = m;
+        }
+        continue;
+      }
+    }
+    const uint8_t* first = src + size_t(lo) * w;
+    for (int x = 0; x < w; ++x) d[x] = first[x];
+    for (int j = lo + 1; j <= hi; ++j) {
+      const uint8_t* s = src + size_t(j) * w;
+      for (int x = 0; x < w; ++x) d[x] = pick<kMax>(d[x], s[x]);
+    }
+  }
+}
+
+template <bool kMax>
+CCL_MORPH_INLINE void rows_radius(const uint8_t* src, uint8_t* dst, int w, int y0, int y1, int r,
+                                  uint8_t* line) {
+  switch (r) {
+    case 1: return morph_rows<kMax, 1>(src, dst, w, y0, y1, r, line);
+    case 2: return morph_rows<kMax, 2>(src, dst, w, y0, y1, r, line);
+    case 3: return morph_rows<kMax, 3>(src, dst, w, y0, y1, r, line);
+    default: return morph_rows<kMax, 0>(src, dst, w, y0, y1, r, line);
+  }
+}
+
+template <bool kMax>
+CCL_MORPH_INLINE void cols_radius(const uint8_t* src, uint8_t* dst, int w, int h, int y0, int y1,
+                                  int r) {
+  switch (r) {
+    case 1: return morph_cols<kMax, 1>(src, dst, w, h, y0, y1, r);
+    case 2: return morph_cols<kMax, 2>(src, dst, w, h, y0, y1, r);
+    case 3: return morph_cols<kMax, 3>(src, dst, w, h, y0, y1, r);
+    default: return morph_cols<kMax, 0>(src, dst, w, h, y0, y1, r);
+  }
+}
+
+CCL_MORPH_INLINE void rows_impl(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int y0,
+                                int y1, uint8_t* line) {
+  if (op.max) rows_radius<true>(src, dst, w, y0, y1, op.radius, line);
+  else rows_radius<false>(src, dst, w, y0, y1, op.radius, line);
+}
+
+CCL_MORPH_INLINE void cols_impl(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int h,
+                                int y0, int y1) {
+  if (op.max) cols_radius<true>(src, dst, w, h, y0, y1, op.radius);
+  else cols_radius<false>(src, dst, w, h, y0, y1, op.radius);
+}
+
+// Each pass is compiled for the baseline instruction set and for AVX2 (twice the bytes
+// per operation); the CPU picks. Byte min and max give the same bytes either way.
+void rows_generic(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int y0, int y1,
+                  uint8_t* line) {
+  rows_impl(op, src, dst, w, y0, y1, line);
+}
+
+__attribute__((target("avx2"))) void rows_avx2(const MorphOp& op, const uint8_t* src,
+                                               uint8_t* dst, int w, int y0, int y1,
+                                               uint8_t* line) {
+  rows_impl(op, src, dst, w, y0, y1, line);
+}
+
+void cols_generic(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int h, int y0,
+                  int y1) {
+  cols_impl(op, src, dst, w, h, y0, y1);
+}
+
+__attribute__((target("avx2"))) void cols_avx2(const MorphOp& op, const uint8_t* src,
+                                               uint8_t* dst, int w, int h, int y0, int y1) {
+  cols_impl(op, src, dst, w, h, y0, y1);
+}
+
+bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return bool(__builtin_cpu_supports("avx2"));
+  }();
+  return yes;
+}
+
 void rows_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int y0, int y1,
                uint8_t* line) {
-  if (op.max) morph_rows<true>(src, dst, w, y0, y1, op.radius, line);
-  else morph_rows<false>(src, dst, w, y0, y1, op.radius, line);
+  if (has_avx2()) rows_avx2(op, src, dst, w, y0, y1, line);
+  else rows_generic(op, src, dst, w, y0, y1, line);
 }
 
 void cols_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int h, int y0,
                int y1) {
-  if (op.max) morph_cols<true>(src, dst, w, h, y0, y1, op.radius);
-  else morph_cols<false>(src, dst, w, h, y0, y1, op.radius);
+  if (has_avx2()) cols_avx2(op, src, dst, w, h, y0, y1);
+  else cols_generic(op, src, dst, w, h, y0, y1);
 }
+
+#undef CCL_MORPH_INLINE
 
 void clear_outside(uint8_t* mask, const uint8_t* region, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) mask[i] = region[i] ? mask[i] : 0;
@@ -113,8 +213,9 @@ void morph(BinaryImage& mask, int radius, std::vector<uint8_t>& scratch) {
   const int w = mask.width, h = mask.height;
   scratch.resize(mask.pixels.size() + size_t(w) + 2 * size_t(radius));
   uint8_t* line = scratch.data() + mask.pixels.size();
-  morph_rows<kMax>(mask.pixels.data(), scratch.data(), w, 0, h, radius, line);
-  morph_cols<kMax>(scratch.data(), mask.pixels.data(), w, h, 0, h, radius);
+  const MorphOp op{kMax, radius};
+  rows_pass(op, mask.pixels.data(), scratch.data(), w, 0, h, line);
+  cols_pass(op, scratch.data(), mask.pixels.data(), w, h, 0, h);
 }
 
 void size_mask(BinaryImage& mask, const ImageView& frame) {
@@ -244,16 +345,7 @@ struct ForegroundStage::Impl {
     uint8_t* const out = mask.pixels.data();
     const int w = frame.width;
     run(mask, options, NoPrepare{}, [&](int, int y0, int y1) {
-      for (int y = y0; y < y1; ++y)
-        for (int x = 0; x < w; ++x) {
-          const size_t i = size_t(y) * w + x;
-          int32_t px[C];
-          Reader::at(planes, x, y, px);
-          bg::Modes<C> modes;
-          bg::load(modes, st, plane, i);
-          out[i] = bg::step(modes, px, p, gain) ? 1 : 0;
-          bg::store(modes, st, plane, i);
-        }
+      bg::model_rows<Reader>(planes, w, y0, y1, st, plane, p, gain, out);
     });
   }
 

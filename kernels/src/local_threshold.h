@@ -95,17 +95,61 @@ CCL_HD bool is_foreground(uint32_t luma, uint32_t mean, const Params& p) {
   return p.below ? d <= -p.delta : d > -p.delta;
 }
 
+#if !defined(__CUDACC__)
+// ---- The CPU's rows. Each loop below is written for GCC to vectorize; the functions
+// are compiled twice, for the baseline instruction set and for AVX2 (twice the lanes),
+// and the CPU picks (has_avx2). Integer and exactly rounded float steps only, so both
+// give the same bytes.
+namespace cpu {
+
+#define CCL_LOCAL_INLINE __attribute__((always_inline)) inline
+
+inline bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return bool(__builtin_cpu_supports("avx2"));
+  }();
+  return yes;
+}
+
+template <class Luma>
+CCL_LOCAL_INLINE void luma_of(const ImageView& frame, uint8_t* luma, int y0, int y1) {
+  const int w = frame.width;
+  for (int y = y0; y < y1; ++y) {
+    const uint8_t* row = static_cast<const uint8_t*>(frame.planes[0]) + size_t(y) * frame.strides[0];
+    uint8_t* out = luma + size_t(y) * size_t(w);
+    for (int x = 0; x < w; ++x) out[x] = uint8_t(luma_byte<Luma>(row, x));
+  }
+}
+
+// The formats as with_luma maps them, spelled out: a lambda would be compiled for the
+// baseline instruction set whatever its caller's.
+CCL_LOCAL_INLINE void luma_impl(const ImageView& frame, uint8_t* luma, int y0, int y1) {
+  switch (frame.format) {
+    case PixelFormat::Gray16LE: return luma_of<Luma16>(frame, luma, y0, y1);
+    case PixelFormat::RGBA:
+    case PixelFormat::RGBx: return luma_of<LumaRgb>(frame, luma, y0, y1);
+    case PixelFormat::BGRA:
+    case PixelFormat::BGRx: return luma_of<LumaBgr>(frame, luma, y0, y1);
+    default: return luma_of<Luma8>(frame, luma, y0, y1);
+  }
+}
+
+inline void luma_generic(const ImageView& frame, uint8_t* luma, int y0, int y1) {
+  luma_impl(frame, luma, y0, y1);
+}
+
+__attribute__((target("avx2"))) inline void luma_avx2(const ImageView& frame, uint8_t* luma,
+                                                      int y0, int y1) {
+  luma_impl(frame, luma, y0, y1);
+}
+
+}  // namespace cpu
+
 /// Rows [y0, y1) of the frame's 8-bit luma (luma_byte) into `luma` (width bytes a row).
 inline void luma_rows(const ImageView& frame, uint8_t* luma, int y0, int y1) {
-  const int w = frame.width;
-  with_luma(frame.format, [&](auto reader) {
-    using Luma = decltype(reader);
-    for (int y = y0; y < y1; ++y) {
-      const uint8_t* row = static_cast<const uint8_t*>(frame.planes[0]) + size_t(y) * frame.strides[0];
-      uint8_t* out = luma + size_t(y) * size_t(w);
-      for (int x = 0; x < w; ++x) out[x] = uint8_t(luma_byte<Luma>(row, x));
-    }
-  });
+  if (cpu::has_avx2()) cpu::luma_avx2(frame, luma, y0, y1);
+  else cpu::luma_generic(frame, luma, y0, y1);
 }
 
 /// Host scratch of mask_rows: w + 2r + 1 column sums and w window sums.
@@ -113,13 +157,42 @@ inline size_t scratch_words(int width, const Params& p) {
   return 2 * size_t(width) + 2 * size_t(p.radius) + 1;
 }
 
-/// Rows [y0, y1) of the CPU's mask (0/1, w bytes a row) from the whole luma plane (w x h).
-/// Per row: the vertical window sums of every column, kept up to date from row to row
-/// (one row in, one row out, started afresh at y0 so that stripes of rows are
-/// independent), the horizontal window sums as a running sum along them, then the
-/// test of every pixel in a loop of its own, which the compiler vectorizes.
-inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
-                      uint8_t* mask, uint32_t* scratch) {
+namespace cpu {
+
+/// window[x] = column[x] + ... + column[x + 2r] for x < w. A running sum is one chain of
+/// additions, each waiting for the last; the row is cut into kChains pieces whose sums
+/// run side by side, so that the processor overlaps them.
+CCL_LOCAL_INLINE void window_sums(const uint32_t* column, int w, int r, uint32_t* window) {
+  constexpr int kChains = 4;
+  const int piece = (w + kChains - 1) / kChains;
+  const size_t span = 2 * size_t(r) + 1;
+  uint32_t sum[kChains];
+  for (int k = 0; k < kChains; ++k) {
+    sum[k] = 0;
+    const size_t x0 = size_t(std::min(k * piece, w));
+    for (size_t i = 0; i < span; ++i) sum[k] += column[x0 + i];
+  }
+  // Every piece but the last is `piece` long; the last, w - (kChains - 1) * piece, may
+  // be shorter (or empty): all run together over its length, the others then finish.
+  const int last = std::max(0, w - (kChains - 1) * piece);
+  for (int x = 0; x < last; ++x)
+    for (int k = 0; k < kChains; ++k) {
+      const size_t i = size_t(k) * size_t(piece) + size_t(x);
+      window[i] = sum[k];
+      sum[k] += column[i + span] - column[i];
+    }
+  for (int k = 0; k < kChains - 1; ++k) {
+    const int end = std::min(piece, w - k * piece);
+    for (int x = last; x < end; ++x) {
+      const size_t i = size_t(k) * size_t(piece) + size_t(x);
+      window[i] = sum[k];
+      sum[k] += column[i + span] - column[i];
+    }
+  }
+}
+
+CCL_LOCAL_INLINE void mask_impl(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
+                                uint8_t* mask, uint32_t* scratch) {
   const int r = p.radius;
   // Rows and columns outside the frame repeat its edge (BORDER_REPLICATE).
   auto row = [&](int y) { return luma + size_t(std::clamp(y, 0, h - 1)) * size_t(w); };
@@ -141,12 +214,7 @@ inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0
   for (int y = y0; y < y1; ++y) {
     std::fill(column, column + r, sums[0]);
     std::fill(column + r + w, column + size_t(w) + 2 * size_t(r) + 1, sums[w - 1]);
-    uint32_t sum = 0;
-    for (int i = 0; i <= 2 * r; ++i) sum += column[size_t(i)];
-    for (int x = 0; x < w; ++x) {
-      window[x] = sum;
-      sum += column[size_t(x) + 2 * size_t(r) + 1] - column[size_t(x)];
-    }
+    window_sums(column, w, r, window);
     const uint8_t* l = row(y);
     uint8_t* m = mask + size_t(y) * size_t(w);
     const int32_t delta = p.delta;
@@ -169,6 +237,32 @@ inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0
   }
 }
 
+inline void mask_generic(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
+                         uint8_t* mask, uint32_t* scratch) {
+  mask_impl(luma, w, h, p, y0, y1, mask, scratch);
+}
+
+__attribute__((target("avx2"))) inline void mask_avx2(const uint8_t* luma, int w, int h,
+                                                      const Params& p, int y0, int y1,
+                                                      uint8_t* mask, uint32_t* scratch) {
+  mask_impl(luma, w, h, p, y0, y1, mask, scratch);
+}
+
+#undef CCL_LOCAL_INLINE
+
+}  // namespace cpu
+
+/// Rows [y0, y1) of the CPU's mask (0/1, w bytes a row) from the whole luma plane (w x h).
+/// Per row: the vertical window sums of every column, kept up to date from row to row
+/// (one row in, one row out, started afresh at y0 so that stripes of rows are
+/// independent), the horizontal window sums as a running sum along them, then the
+/// test of every pixel in a loop of its own, which the compiler vectorizes.
+inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
+                      uint8_t* mask, uint32_t* scratch) {
+  if (cpu::has_avx2()) cpu::mask_avx2(luma, w, h, p, y0, y1, mask, scratch);
+  else cpu::mask_generic(luma, w, h, p, y0, y1, mask, scratch);
+}
+
 /// The CPU's mask (0/1, width*height bytes, no padding) of a host frame that validate()
 /// took, on the calling thread.
 inline void mask_host(const ImageView& frame, const Options& options, uint8_t* mask) {
@@ -179,5 +273,6 @@ inline void mask_host(const ImageView& frame, const Options& options, uint8_t* m
   std::vector<uint32_t> scratch(scratch_words(w, p));
   mask_rows(luma.data(), w, h, p, 0, h, mask, scratch.data());
 }
+#endif  // !__CUDACC__
 
 }  // namespace ccl::local

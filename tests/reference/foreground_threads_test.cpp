@@ -3,9 +3,12 @@
 // (moving blocks, noise, changes of light, a region), the local threshold, the color
 // range and the cleanup's radii, in every format, at odd sizes and padded strides, with
 // 2, 3 and 7 threads (more stripes than this machine has cores, and stripes of a few
-// rows, whose borders the cleanup's windows cross).
+// rows, whose borders the cleanup's windows cross). And the row loops of the local
+// threshold and the color range, on both instruction sets, against the per-pixel
+// definitions the GPU shares.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -14,6 +17,8 @@
 #include "ccl/foreground.h"
 #include "ccl/reference.h"
 #include "ccl/types.h"
+#include "color_range.h"
+#include "local_threshold.h"
 
 namespace {
 
@@ -190,6 +195,96 @@ TEST(ForegroundThreads, CleanupRadii) {
             o.close_radius = close;
             expect_same(f, s, n, o, 2, uint64_t(open * 16 + close), /*region=*/close == 5);
           }
+}
+
+// The CPU's row loops of the color range and the local threshold are written for the
+// vectorizer (factors by division, window sums in several chains) and built twice, for
+// the baseline instruction set and for AVX2. Both must give the bytes of the per-pixel
+// definitions the GPU's kernels use: classify(), and window_mean + is_foreground over
+// the window's sum taken pixel by pixel.
+TEST(ForegroundThreads, RowLoopsMatchThePixelDefinitions) {
+  std::mt19937_64 rng(2024);
+  static const ccl::color::Factors factors = ccl::color::make_factors();
+  for (int round = 0; round < 40; ++round)
+    for (PixelFormat f : kAllFormats) {
+      const int w = 1 + int(rng() % (round < 8 ? 9 : 300)), h = 1 + int(rng() % 37);
+      Scene scene(f, w, h, rng());
+      ccl::ImageView view = scene.frame(int(rng() % 40));
+      // Half the rounds on noise: every color and every window sum the scene lacks.
+      std::vector<uint8_t> noise[3];
+      if (round % 2)
+        for (int p = 0; p < ccl::plane_count(f); ++p) {
+          const ccl::PlaneSize ps = ccl::plane_size(f, w, h, p);
+          noise[p].resize(view.strides[p] * ps.rows);
+          for (uint8_t& b : noise[p]) b = uint8_t(rng());
+          view.planes[p] = noise[p].data();
+        }
+      const std::string where = std::string(ccl::to_string(f)) + " " + std::to_string(w) +
+                                "x" + std::to_string(h) + ", round " + std::to_string(round);
+      const size_t n = size_t(w) * size_t(h);
+
+      // The local threshold, over its own luma plane.
+      std::vector<uint8_t> luma(n);
+      ccl::local::luma_rows(view, luma.data(), 0, h);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const uint8_t* row =
+              static_cast<const uint8_t*>(view.planes[0]) + size_t(y) * view.strides[0];
+          const uint32_t want = ccl::with_luma(f, [&](auto reader) {
+            return ccl::local::luma_byte<decltype(reader)>(row, x);
+          });
+          ASSERT_EQ(luma[size_t(y) * w + x], want) << where << " luma at " << x << "," << y;
+        }
+      ccl::LocalOptions lo;
+      lo.block_size = 3 + 2 * int(rng() % 40);
+      lo.offset = double(int(rng() % 31) - 15) / 2;
+      const ccl::ThresholdMode mode =
+          rng() % 2 ? ccl::ThresholdMode::Above : ccl::ThresholdMode::Below;
+      const ccl::local::Params lp = ccl::local::params(lo, mode, w);
+      std::vector<uint8_t> want(n), fast(n, 7), base(n, 7);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          uint32_t sum = 0;
+          for (int j = y - lp.radius; j <= y + lp.radius; ++j)
+            for (int i = x - lp.radius; i <= x + lp.radius; ++i)
+              sum += luma[size_t(std::clamp(j, 0, h - 1)) * w + size_t(std::clamp(i, 0, w - 1))];
+          want[size_t(y) * w + x] = ccl::local::is_foreground(
+              luma[size_t(y) * w + x], ccl::local::window_mean(sum, x, lp), lp);
+        }
+      std::vector<uint32_t> scratch(ccl::local::scratch_words(w, lp));
+      const int cut = int(rng() % uint64_t(h + 1));  // two stripes, one maybe empty
+      ccl::local::mask_rows(luma.data(), w, h, lp, 0, cut, fast.data(), scratch.data());
+      ccl::local::mask_rows(luma.data(), w, h, lp, cut, h, fast.data(), scratch.data());
+      ccl::local::cpu::mask_generic(luma.data(), w, h, lp, 0, h, base.data(), scratch.data());
+      ASSERT_EQ(fast, want) << where << ", block " << lo.block_size;
+      ASSERT_EQ(base, want) << where << ", block " << lo.block_size << " (baseline loop)";
+
+      // The color range.
+      if (f == PixelFormat::Gray8 || f == PixelFormat::Gray16LE) continue;
+      ccl::ColorOptions co;
+      for (int c = 0; c < 3; ++c) {
+        const int top = c ? 256 : 180;
+        const int a = int(rng() % uint64_t(top)), b = int(rng() % uint64_t(top));
+        co.low[c] = c ? std::min(a, b) : a;  // the hue may wrap
+        co.high[c] = c ? std::max(a, b) : b;
+      }
+      const ccl::color::Range range = ccl::color::make_range(co);
+      const ccl::color::Planes planes = ccl::color::planes_of(view);
+      ccl::color::with_reader(f, [&](auto reader) {
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            want[size_t(y) * w + x] = ccl::color::classify<decltype(reader)>(
+                planes, x, y, range, factors.saturation, factors.hue);
+      });
+      std::fill(fast.begin(), fast.end(), 7);
+      std::fill(base.begin(), base.end(), 7);
+      ccl::color::mask_rows(view, co, fast.data(), 0, cut);
+      ccl::color::mask_rows(view, co, fast.data(), cut, h);
+      if (range.wraps) ccl::color::cpu::rows_generic<true>(view, range, base.data(), 0, h);
+      else ccl::color::cpu::rows_generic<false>(view, range, base.data(), 0, h);
+      ASSERT_EQ(fast, want) << where << ", color range";
+      ASSERT_EQ(base, want) << where << ", color range (baseline loop)";
+    }
 }
 
 // The default thread count (0) and CCL_CPU_THREADS give the one thread's masks too.
