@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,16 @@ namespace ccl {
 
 using namespace tracking;
 
-void Tracker::Impl::update(int w, int h, const Component* const* components, size_t n,
+// The components of update(const Component* const*, ...), read as update(TableView)
+// reads its table: the stages are written once for both, and a table needs no array
+// of pointers built first.
+struct PointedComponents {
+  const Component* const* pointers;
+  const Component& operator[](size_t i) const { return *pointers[i]; }
+};
+
+template <typename Input>
+void Tracker::Impl::update(int w, int h, const Input& components, size_t n,
                            std::vector<TrackInfo>& out) {
   if (w <= 0 || h <= 0) throw Error("tracker: frame size must be positive");
   if (w != width || h != height) {
@@ -62,35 +72,43 @@ void Tracker::Impl::update(int w, int h, const Component* const* components, siz
   finish(n, out);
 }
 
-inline void Tracker::Impl::take_input(const Component* const* components, size_t n) {
+inline void Tracker::Impl::take_component(Det& d, const Component& c) {
+  d.label = c.label;
+  d.area = double(c.area);
+  d.cx = c.centroid_x();
+  d.cy = c.centroid_y();
+  // Through double, as the box's far edges are measured everywhere else.
+  d.x0 = c.x;
+  d.y0 = c.y;
+  d.x1 = int32_t(double(c.x) + c.width);
+  d.y1 = int32_t(double(c.y) + c.height);
+}
+
+// The components in label order. Tables come in that order nearly always: they are
+// read once, in the order given, and only sorted and read again when they are not.
+template <typename Input>
+inline void Tracker::Impl::take_input(const Input& components, size_t n) {
   order.resize(n);
+  dets.resize(n);
   bool sorted = true;
   for (size_t i = 0; i < n; ++i) {
+    const Component& c = components[i];
     order[i] = uint32_t(i);
-    if (i && components[i]->label <= components[i - 1]->label) sorted = false;
+    if (i && c.label <= dets[i - 1].label) sorted = false;
+    take_component(dets[i], c);
   }
   if (!sorted) {
     // (label, index) packed in one integer: the sort never follows a pointer.
     keyed.resize(n);
-    for (size_t i = 0; i < n; ++i) keyed[i] = (uint64_t(components[i]->label) << 32) | i;
+    for (size_t i = 0; i < n; ++i) keyed[i] = (uint64_t(components[i].label) << 32) | i;
     std::sort(keyed.begin(), keyed.end());
-    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(keyed[i]);
-  }
-  dets.resize(n);
-  for (size_t k = 0; k < n; ++k) {
-    const Component& c = *components[order[k]];
-    Det& d = dets[k];
-    d.label = c.label;
-    d.area = double(c.area);
-    d.cx = c.centroid_x();
-    d.cy = c.centroid_y();
-    // Through double, as the box's far edges are measured everywhere else.
-    d.x0 = c.x;
-    d.y0 = c.y;
-    d.x1 = int32_t(double(c.x) + c.width);
-    d.y1 = int32_t(double(c.y) + c.height);
+    for (size_t k = 0; k < n; ++k) {
+      order[k] = uint32_t(keyed[k]);
+      take_component(dets[k], components[order[k]]);
+    }
   }
   det_track.assign(n, -1);
+  det_cost.assign(n, std::numeric_limits<double>::quiet_NaN());
 }
 
 inline void Tracker::Impl::clear_tracks() {
@@ -165,7 +183,15 @@ inline void Tracker::Impl::finish(size_t n, std::vector<TrackInfo>& out) {
   input_slot.resize(n);
   // Ending tracks below touches only unmatched ones, so each component's track can
   // be reported as soon as it is updated.
+  // The tracks are in no particular order: each is asked for a few components ahead,
+  // both cache lines of it, so that its update does not wait on memory.
+  constexpr size_t kAhead = 8;
   for (size_t d = 0; d < dets.size(); ++d) {
+    if (d + kAhead < dets.size()) {
+      const char* ahead = reinterpret_cast<const char*>(&tracks[size_t(det_track[d + kAhead])]);
+      __builtin_prefetch(ahead);
+      __builtin_prefetch(ahead + sizeof(Track) - 1);
+    }
     const int32_t s = det_track[d];
     const uint32_t frames_unseen = observe(size_t(s), dets[d]);
     const Track& t = tracks[size_t(s)];
@@ -184,8 +210,9 @@ inline void Tracker::Impl::finish(size_t n, std::vector<TrackInfo>& out) {
   }
   // Tracks not seen for more than max_lost frames end.
   for (size_t s = 0; s < tracks.size(); ++s) {
+    // match first: it is all that most slots need read.
+    if (match[s] >= 0 || !tracks[s].alive) continue;
     const Track& t = tracks[s];
-    if (!t.alive || match[s] >= 0) continue;
     // A track seen in one frame only ends at its first miss: it was most likely a
     // speck of noise, and kept it would only offer its id to the next one.
     const uint64_t limit = t.seen > 1 ? uint64_t(options.max_lost) : 0;
@@ -227,15 +254,12 @@ const TrackerOptions& Tracker::options() const { return impl_->options; }
 
 void Tracker::update(int width, int height, const Component* const* components, size_t n,
                      std::vector<TrackInfo>& out) {
-  impl_->update(width, height, components, n, out);
+  impl_->update(width, height, PointedComponents{components}, n, out);
 }
 
 void Tracker::update(int width, int height, TableView components,
                      std::vector<TrackInfo>& out) {
-  std::vector<const Component*>& pointers = impl_->pointers;
-  pointers.resize(components.size);
-  for (size_t i = 0; i < components.size; ++i) pointers[i] = &components.data[i];
-  impl_->update(width, height, pointers.data(), pointers.size(), out);
+  impl_->update(width, height, components.data, components.size, out);
 }
 
 void Tracker::trail(size_t i, std::vector<TrailPoint>& out) const {

@@ -16,10 +16,10 @@ void Tracker::Impl::match_one_to_one() {
   linked = 0;
   unmatched.clear();
   for (size_t k = 0; k < searching.size(); ++k) {
-    const int32_t s = searching[k], best = searching_best[k];
-    const Pair& p = pairs[size_t(best)];
-    if (det_best[size_t(p.det)].pair == best) {
-      link(s, p.det, p.cost);
+    const int32_t s = searching[k];
+    const Best& best = searching_best[k];
+    if (det_best[size_t(best.det)].pair == best.pair) {
+      link(s, best.det, best.cost);
       ++linked;
     } else {
       unmatched.push_back(s);
@@ -71,6 +71,22 @@ inline bool Tracker::Impl::block_crosses(int32_t s) const {
   return false;
 }
 
+// Whether some pair of track s may cross: crosses() needs track s matched and a pair
+// with another track's component cheaper than the two matches together, and this
+// tests that alone, the other match's cost read from one array (det_cost) rather
+// than through det_track. A track none of whose pairs pass cannot swap, since its
+// state does not change before a swap: nearly every track is passed over at this.
+inline bool Tracker::Impl::may_cross(int32_t s) const {
+  const int32_t mine = match[size_t(s)];
+  if (mine < 0) return false;
+  const double own = match_cost[size_t(s)];
+  const Pair* p = pairs.data() + pair_first[size_t(s)];
+  const Pair* const end = pairs.data() + pair_end[size_t(s)];
+  bool any = false;
+  for (; p != end; ++p) any |= (p->det != mine) & (p->cost < det_cost[size_t(p->det)] + own);
+  return any;
+}
+
 // Cheapest-first matching can pair two neighbours crosswise when their predictions
 // both lean the same way (objects turning side by side). Two matches whose tracks
 // would both be cheaper swapped are swapped; a pass over the pairs, twice.
@@ -78,6 +94,7 @@ void Tracker::Impl::swap_crossed_matches() {
   for (int pass = 0; pass < 2; ++pass) {
     bool swapped = false;
     for (int32_t s : searching) {
+      if (!may_cross(s)) continue;
       // Until a swap, the order of a track's pairs changes nothing; from one on it
       // does, and a cut track's pairs must be back in their first order.
       if (has(size_t(s), kTruncated)) {

@@ -10,6 +10,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define CCL_TRACKER_SSE2 1
+#endif
 
 namespace ccl {
 
@@ -26,7 +32,10 @@ void Tracker::Impl::build_grid() {
   grid_w = (width + cell - 1) / cell;
   grid_h = (height + cell - 1) / cell;
   cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
+  // Kept from frame to frame, as it always was: a big box wholly outside the frame
+  // (no cell) keeps the cells its slot had, and changing that would change ids.
   det_cells.resize(dets.size());
+  det_cell.resize(dets.size());  // a small one's cell (-1 for others): 4 bytes to read back
   wide.clear();
   any_big = false;
   small_w = small_h = 0;
@@ -34,21 +43,24 @@ void Tracker::Impl::build_grid() {
   for (size_t d = 0; d < dets.size(); ++d) {
     const Det& det = dets[d];
     std::array<int32_t, 4>& cells = det_cells[d];
-    const bool big = det.x1 - det.x0 > cell || det.y1 - det.y0 > cell;
-    if (!big) {
-      small_w = std::max(small_w, det.x1 - det.x0);
-      small_h = std::max(small_h, det.y1 - det.y0);
-      cells[0] = cells[2] = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
-      cells[1] = cells[3] = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
-      ++cell_start[size_t(cells[1]) * size_t(grid_w) + size_t(cells[0]) + 1];
+    const int32_t w = det.x1 - det.x0, h = det.y1 - det.y0;
+    if (w <= cell && h <= cell) {
+      small_w = std::max(small_w, w);
+      small_h = std::max(small_h, h);
+      const int32_t cx = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
+      const int32_t cy = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
+      cells = {cx, cy, cx, cy};
+      det_cell[d] = cy * grid_w + cx;
+      ++cell_start[size_t(det_cell[d]) + 1];
       continue;
     }
     any_big = true;
+    det_cell[d] = -1;
     const Box b = det.box();
     cell_span(b.x0, b.y0, b.x1, b.y1, cells.data());
     if (int64_t(cells[2] - cells[0] + 1) * (cells[3] - cells[1] + 1) > kWideBox) {
       cells[0] = -1;
-      wide.push_back({det.x0, det.y0, det.x1, det.y1, ~int32_t(d), det.label});
+      wide.push_back({det.x0, det.y0, det.x1, det.y1, ~int32_t(d)});
       continue;
     }
     for (int cy = cells[1]; cy <= cells[3]; ++cy)
@@ -56,16 +68,29 @@ void Tracker::Impl::build_grid() {
         ++cell_start[size_t(cy) * size_t(grid_w) + size_t(cx) + 1];
   }
   for (size_t c = 1; c < cell_start.size(); ++c) cell_start[c] += cell_start[c - 1];
-  cell_items.resize(size_t(cell_start.back()) + 4);  // + what gather() reads past the end
+  // + what gather() reads past the end of the last row.
+  const size_t total = size_t(cell_start.back()) + 4;
+  for (auto* v : {&item_x0, &item_y0, &item_x1, &item_y1, &item_det})
+    if (v->size() < total) v->resize(total);
+  auto place = [&](const Det& det, int32_t listed, size_t c) {
+    const size_t at = size_t(cell_start[c]++);
+    item_x0[at] = det.x0;
+    item_y0[at] = det.y0;
+    item_x1[at] = det.x1;
+    item_y1[at] = det.y1;
+    item_det[at] = listed;
+  };
   for (size_t d = 0; d < dets.size(); ++d) {
+    const Det& det = dets[d];
+    if (det_cell[d] >= 0) {
+      place(det, int32_t(d), size_t(det_cell[d]));
+      continue;
+    }
     const std::array<int32_t, 4>& cells = det_cells[d];
     if (cells[0] < 0) continue;
-    const Det& det = dets[d];
-    const bool big = det.x1 - det.x0 > cell || det.y1 - det.y0 > cell;
-    const Entry e{det.x0, det.y0, det.x1, det.y1, big ? ~int32_t(d) : int32_t(d), det.label};
     for (int cy = cells[1]; cy <= cells[3]; ++cy)
       for (int cx = cells[0]; cx <= cells[2]; ++cx)
-        cell_items[size_t(cell_start[size_t(cy) * size_t(grid_w) + size_t(cx)]++)] = e;
+        place(det, ~int32_t(d), size_t(cy) * size_t(grid_w) + size_t(cx));
   }
   // Placing advanced each start to the next cell's; shift back.
   for (size_t c = cell_start.size() - 1; c > 0; --c) cell_start[c] = cell_start[c - 1];
@@ -77,70 +102,123 @@ inline double Tracker::Impl::pair_cost(const Probe& t, const Det& d) {
          kAreaWeight * area_change(d.area, t.area) + t.unseen_cost;
 }
 
-// A candidate's component and label, copied as one 8-byte word: every entry a gate
-// scans is written out (the count decides whether it stays), so this store is the
-// scan's innermost work. The cost is filled in later, once per candidate kept.
-inline void Tracker::Impl::take_entry(Candidate& c, const Entry& e) {
-  static_assert(offsetof(Entry, label) == offsetof(Entry, det) + 4 &&
-                    offsetof(Candidate, label) == offsetof(Candidate, det) + 4,
-                "det and label must be adjacent in Entry and Candidate");
-  std::memcpy(reinterpret_cast<char*>(&c) + offsetof(Candidate, det),
-              reinterpret_cast<const char*>(&e) + offsetof(Entry, det), 8);
+// pair_cost of two pairs at once, computed as it does, operation for operation (each
+// lane of an SSE2 instruction rounds as the scalar one): the square roots and
+// divisions, which bound the cost of the candidates, go two by two.
+inline void Tracker::Impl::pair_costs(const Probe& t0, const Det& d0, const Probe& t1,
+                                      const Det& d1, double* c0, double* c1) {
+#ifndef CCL_TRACKER_SSE2
+  *c0 = pair_cost(t0, d0);
+  *c1 = pair_cost(t1, d1);
+#else
+  const __m128d dx = _mm_sub_pd(_mm_set_pd(d1.cx, d0.cx), _mm_set_pd(t1.px, t0.px));
+  const __m128d dy = _mm_sub_pd(_mm_set_pd(d1.cy, d0.cy), _mm_set_pd(t1.py, t0.py));
+  const __m128d dist = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(dx, dx), _mm_mul_pd(dy, dy)));
+  // area_change: areas are pixel counts (never NaN nor -0), for which these min and
+  // max give what std::min and std::max give.
+  const __m128d a = _mm_set_pd(d1.area, d0.area), b = _mm_set_pd(t1.area, t0.area);
+  const __m128d one = _mm_set1_pd(1.0);
+  const __m128d lo = _mm_max_pd(_mm_min_pd(a, b), one), hi = _mm_max_pd(a, b);
+  const __m128d change = _mm_sub_pd(_mm_div_pd(hi, lo), one);
+  const __m128d cost = _mm_add_pd(
+      _mm_add_pd(_mm_mul_pd(dist, _mm_set_pd(t1.inv_scale, t0.inv_scale)),
+                 _mm_mul_pd(_mm_set1_pd(kAreaWeight), change)),
+      _mm_set_pd(t1.unseen_cost, t0.unseen_cost));
+  _mm_storel_pd(c0, cost);
+  _mm_storeh_pd(c1, cost);
+#endif
 }
 
-// Appends to cand[n...] the components whose boxes meet track s's gate, in the
-// grid's order, with no cost yet. The test is written without branches: whether a
-// box meets a gate is a coin toss the processor cannot predict.
-inline void Tracker::Impl::gather(const Probe& t, size_t& n) {
-  auto scan = [&](const Entry* e, const Entry* end) {
-    if (n + size_t(end - e) > cand.size()) cand.resize(2 * (n + size_t(end - e)));
-    Candidate* out = cand.data();
-    for (; e != end; ++e) {
-      const bool meets = (e->x0 < t.gx1) & (t.gx0 < e->x1) & (e->y0 < t.gy1) & (t.gy0 < e->y1);
-      take_entry(out[n], *e);
-      n += meets;
-    }
+// Which of the grid's entries i...i+3 meet the gate of probe t, as bits 0 to 3.
+inline unsigned Tracker::Impl::meets_of_four(const Probe& t, int32_t i) const {
+#ifdef CCL_TRACKER_SSE2
+  const auto load = [i](const std::vector<int32_t>& v) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(v.data() + i));
   };
-  // A row's entries go four at a time, those past its end masked off (cell_items
-  // has room for them): most rows hold a few, and a loop that ends at a different
-  // count every time is mispredicted at every end.
+  const __m128i in_x = _mm_and_si128(_mm_cmplt_epi32(load(item_x0), _mm_set1_epi32(t.gx1)),
+                                     _mm_cmplt_epi32(_mm_set1_epi32(t.gx0), load(item_x1)));
+  const __m128i in_y = _mm_and_si128(_mm_cmplt_epi32(load(item_y0), _mm_set1_epi32(t.gy1)),
+                                     _mm_cmplt_epi32(_mm_set1_epi32(t.gy0), load(item_y1)));
+  return unsigned(_mm_movemask_ps(_mm_castsi128_ps(_mm_and_si128(in_x, in_y))));
+#else
+  unsigned meets = 0;
+  for (int32_t j = i; j < i + 4; ++j) {
+    const size_t e = size_t(j);
+    meets |= unsigned((item_x0[e] < t.gx1) & (t.gx0 < item_x1[e]) & (item_y0[e] < t.gy1) &
+                      (t.gy0 < item_y1[e]))
+             << (j - i);
+  }
+  return meets;
+#endif
+}
+
+// Appends to cand_det[n...] the components whose boxes meet the gate of probe t, in
+// the grid's order. The boxes of a row of cells are tested four at a time; whether a
+// box meets a gate is a coin toss the processor cannot predict, so every box is
+// written out and only the count decides whether it stays.
+inline void Tracker::Impl::gather(const Probe& t, size_t& n) {
+  // Rows hold a few boxes mostly; those past a row's end (the arrays have room for
+  // them) are masked off rather than ending the loop at a different count each time.
   auto scan_row = [&](int32_t a, int32_t b) {
-    if (n + size_t(b - a) + 4 > cand.size()) cand.resize(2 * (n + size_t(b - a) + 4));
-    Candidate* out = cand.data();
-    const Entry* items = cell_items.data();
-    for (int32_t i = a; i < b; i += 4)
-      for (int32_t j = i; j < i + 4; ++j) {
-        const Entry& e = items[j];
-        const bool meets = (j < b) & (e.x0 < t.gx1) & (t.gx0 < e.x1) & (e.y0 < t.gy1) &
-                           (t.gy0 < e.y1);
-        take_entry(out[n], e);
-        n += meets;
+    if (n + size_t(b - a) + 4 > cand_det.size()) cand_det.resize(2 * (n + size_t(b - a) + 4));
+    int32_t* out = cand_det.data();
+    for (int32_t i = a; i < b; i += 4) {
+      const int left = b - i;
+      const unsigned meets = meets_of_four(t, i) & (left >= 4 ? 15u : (1u << left) - 1u);
+      const int32_t* d = item_det.data() + size_t(i);
+      for (unsigned j = 0; j < 4; ++j) {
+        out[n] = d[j];
+        n += (meets >> j) & 1u;
       }
+    }
   };
   if (t.in_grid)
     for (int cy = t.span[1]; cy <= t.span[3]; ++cy) {
       const size_t row = size_t(cy) * size_t(grid_w);
       scan_row(cell_start[row + size_t(t.span[0])], cell_start[row + size_t(t.span[2]) + 1]);
     }
-  if (!wide.empty()) scan(wide.data(), wide.data() + wide.size());
+  if (!wide.empty()) {
+    if (n + wide.size() > cand_det.size()) cand_det.resize(2 * (n + wide.size()));
+    for (const Entry& e : wide) {
+      cand_det[n] = e.det;
+      n += (e.x0 < t.gx1) & (t.gx0 < e.x1) & (e.y0 < t.gy1) & (t.gy0 < e.y1);
+    }
+  }
 }
 
 // A component listed in several cells is found once per cell: the later finds of
-// one query go (cand[first, n) are one track's).
+// one query go (cand_det[first, n) are one track's).
 inline void Tracker::Impl::drop_repeats(size_t first, size_t& n) {
   ++query_count;
   size_t kept = first;
   for (size_t p = first; p < n; ++p) {
-    int32_t d = cand[p].det;
+    int32_t d = cand_det[p];
     if (d < 0) {
       d = ~d;
       if (stamp[size_t(d)] == query_count) continue;
       stamp[size_t(d)] = query_count;
     }
-    cand[kept] = cand[p];
-    cand[kept++].det = d;
+    cand_det[kept++] = d;
   }
   n = kept;
+}
+
+// a when c holds, else b, without a branch: the selections below go either way as
+// often, which the processor cannot predict.
+template <typename T>
+inline T pick(bool c, T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return T(U(b) ^ ((U(a) ^ U(b)) & (U(0) - U(c))));
+}
+
+inline double pick(bool c, double a, double b) {
+  uint64_t ua, ub;
+  std::memcpy(&ua, &a, 8);
+  std::memcpy(&ub, &b, 8);
+  const uint64_t r = pick(c, ua, ub);
+  double d;
+  std::memcpy(&d, &r, 8);
+  return d;
 }
 
 // Whether pair a of a track comes after its pair b (the order of before_in_track),
@@ -160,31 +238,52 @@ inline size_t Tracker::Impl::keep_cheapest(Candidate* p, size_t first, size_t en
     return first + kMaxPairsPerTrack;
   }
   while (end - first > kMaxPairsPerTrack) {
-    size_t worst = first;
-    for (size_t q = first + 1; q < end; ++q) worst = after_in_track(p[q], p[worst]) ? q : worst;
+    // The worst, unique in this total order, found as the worse of the worst of the
+    // even and of the odd places: each comparison waits on the one before it in its
+    // half only, and the worst so far is held, not looked up again.
+    struct Worst {
+      size_t at;
+      Candidate c;
+      void see(size_t q, const Candidate& x) {
+        const bool worse = after_in_track(x, c);
+        at = pick(worse, q, at);
+        c.cost = pick(worse, x.cost, c.cost);
+        c.label = pick(worse, x.label, c.label);
+      }
+    };
+    Worst even{first, p[first]}, odd{first + 1, p[first + 1]};
+    size_t q = first + 2;
+    for (; q + 1 < end; q += 2) {
+      even.see(q, p[q]);
+      odd.see(q + 1, p[q + 1]);
+    }
+    if (q < end) even.see(q, p[q]);
+    const size_t worst = after_in_track(odd.c, even.c) ? odd.at : even.at;
     p[worst] = p[--end];
   }
   return end;
 }
 
 // Appends track s's pairs cand[first, end) to pairs, updating each component's
-// cheapest pair so far; returns the index of track s's cheapest.
-inline int32_t Tracker::Impl::note_bests(size_t s, size_t first, size_t end) {
+// cheapest pair so far; returns track s's cheapest.
+inline Tracker::Impl::Best Tracker::Impl::note_bests(size_t s, size_t first, size_t end) {
   const uint64_t id = tracks[s].id;
   size_t best = first;
   pair_first[s] = int32_t(npairs);
   for (size_t c = first; c < end; ++c) {
     const Candidate& cd = cand[c];
-    best = after_in_track(cand[best], cd) ? c : best;
+    best = pick(after_in_track(cand[best], cd), c, best);
     const int32_t p = int32_t(npairs++);
     pairs[size_t(p)] = {cd.cost, int32_t(s), cd.det};
     DetBest& b = det_best[size_t(cd.det)];
     // Between pairs of one component the order is cost, then track id.
     const bool take = (b.pair < 0) | (cd.cost < b.cost) | ((cd.cost == b.cost) & (id < b.id));
-    if (take) b = {cd.cost, id, p};
+    b.cost = pick(take, cd.cost, b.cost);
+    b.id = pick(take, id, b.id);
+    b.pair = pick(take, p, b.pair);
   }
   pair_end[s] = int32_t(npairs);
-  return pair_first[s] + int32_t(best - first);
+  return {pair_first[s] + int32_t(best - first), cand[best].det, cand[best].cost};
 }
 
 // Pairs of the tracks slots[0, count), appended to pairs.
@@ -197,11 +296,31 @@ inline void Tracker::Impl::search(const int32_t* slots, size_t count) {
     first[k] = n;
     gather(probe[k], n);
     if (any_big) drop_repeats(first[k], n);
+    if (n > cand_probe.size()) cand_probe.resize(cand_det.size());
+    std::fill(cand_probe.begin() + ptrdiff_t(first[k]), cand_probe.begin() + ptrdiff_t(n),
+              uint8_t(k));
   }
   first[count] = n;
-  for (size_t k = 0; k < count; ++k)
-    for (size_t p = first[k]; p < first[k + 1]; ++p)
-      cand[p].cost = pair_cost(probe[k], dets[size_t(cand[p].det)]);
+  if (n > cand.size()) cand.resize(2 * n);
+  // One loop over the candidates of all the tracks, each knowing its track's probe:
+  // a loop per track would end at a different count each time.
+  size_t p = 0;
+  for (; p + 1 < n; p += 2) {
+    const int32_t d0 = cand_det[p], d1 = cand_det[p + 1];
+    const Det &det0 = dets[size_t(d0)], &det1 = dets[size_t(d1)];
+    Candidate& c0 = cand[p];
+    Candidate& c1 = cand[p + 1];
+    pair_costs(probe[cand_probe[p]], det0, probe[cand_probe[p + 1]], det1, &c0.cost, &c1.cost);
+    c0.det = d0;
+    c0.label = det0.label;
+    c1.det = d1;
+    c1.label = det1.label;
+  }
+  if (p < n) {
+    const int32_t d = cand_det[p];
+    const Det& det = dets[size_t(d)];
+    cand[p] = {pair_cost(probe[cand_probe[p]], det), d, det.label};
+  }
   // Cut each track to its cheapest pairs, and keep each track's cheapest pair and
   // each component's for the matching.
   if (npairs + n > pairs.size()) pairs.resize(2 * (npairs + n));
@@ -261,7 +380,7 @@ void Tracker::Impl::restore_order(int32_t s) {
   if (any_big) drop_repeats(0, n);
   scratch_pairs.clear();
   for (size_t p = 0; p < n; ++p)
-    scratch_pairs.push_back({pair_cost(probe, dets[size_t(cand[p].det)]), s, cand[p].det});
+    scratch_pairs.push_back({pair_cost(probe, dets[size_t(cand_det[p])]), s, cand_det[p]});
   std::nth_element(scratch_pairs.begin(), scratch_pairs.begin() + kMaxPairsPerTrack,
                    scratch_pairs.end(),
                    [&](const Pair& a, const Pair& b) { return before_in_track(a, b); });

@@ -151,12 +151,11 @@ struct Tracker::Impl {
     Box box() const { return {double(x0), double(y0), double(x1), double(y1)}; }
   };
 
-  // A component as the grid lists it, beside its index (bitwise negated when it is
-  // listed in several cells and must be deduplicated when found).
+  // A component too wide for the grid, beside its index (bitwise negated, as the
+  // grid lists the components that must be deduplicated when found).
   struct Entry {
     int32_t x0, y0, x1, y1;
     int32_t det;
-    uint32_t label;
   };
 
   // A pair of the track search() is looking at, with what ordering its pairs needs.
@@ -221,11 +220,19 @@ struct Tracker::Impl {
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
   std::vector<uint64_t> keyed;
-  std::vector<const Component*> pointers;  // update(TableView)'s, kept between frames
   std::vector<int32_t> det_track;
+  // The cost of each component's match, NaN while it has none: one look-up in
+  // swap_crossed_matches' first test of a pair instead of two that depend on each other.
+  std::vector<double> det_cost;
   std::vector<int32_t> input_slot;  // track slot of input component i, for trail()
   std::vector<int32_t> searching;   // slots with pairs, ascending (the pairs' order)
-  std::vector<int32_t> searching_best;  // the cheapest pair of each of those
+  // The cheapest pair of each of those, with its component and cost: the matching
+  // reads these and not the pair list, which would cost a cache miss per track.
+  struct Best {
+    int32_t pair, det;
+    double cost;
+  };
+  std::vector<Best> searching_best;
   // Searching tracks the matching left unmatched, and parents a split left without a
   // part: the only tracks that can merge into a component.
   std::vector<int32_t> unmatched;
@@ -234,12 +241,18 @@ struct Tracker::Impl {
   std::vector<Pair> pairs, scratch_pairs;
   size_t npairs = 0;
   std::vector<Candidate> cand;  // search(): the candidates of a few tracks
+  std::vector<int32_t> cand_det;  // their components, as the grid lists them
+  std::vector<uint8_t> cand_probe;  // and which of the few tracks found each
   size_t nsearching = 0;
   std::vector<DetBest> det_best;
   size_t linked = 0;  // components matched by the one-to-one matching
   std::vector<int32_t> cell_start;
   std::vector<std::array<int32_t, 4>> det_cells;  // grid cells of a box: x0, y0, x1, y1
-  std::vector<Entry> cell_items, wide;
+  std::vector<int32_t> det_cell;
+  // The grid's entries, cell after cell, a column per field so that a gate tests
+  // several at once; item_det is the component (negated when listed in several cells).
+  std::vector<int32_t> item_x0, item_y0, item_x1, item_y1, item_det;
+  std::vector<Entry> wide;
   int32_t small_w = 0, small_h = 0;  // the largest small component's box
   std::vector<uint32_t> stamp;
   uint32_t query_count = 0;
@@ -256,10 +269,13 @@ struct Tracker::Impl {
   // ---- The stages, each defined in its file (see the top of this header).
 
   // tracker.cpp
-  void update(int w, int h, const Component* const* components, size_t n,
-              std::vector<TrackInfo>& out);
+  // Input: anything that gives the i-th component as components[i].
+  template <typename Input>
+  void update(int w, int h, const Input& components, size_t n, std::vector<TrackInfo>& out);
   inline void clear_tracks();
-  inline void take_input(const Component* const* components, size_t n);
+  template <typename Input>
+  inline void take_input(const Input& components, size_t n);
+  static inline void take_component(Det& d, const Component& c);
   inline void finish(size_t n, std::vector<TrackInfo>& out);
   inline uint32_t observe(size_t s, const Det& d);
   inline void add_trail_point(History& hist, const Det& d) const;
@@ -273,11 +289,13 @@ struct Tracker::Impl {
   void collect_pairs();
   void restore_order(int32_t s);
   inline void search(const int32_t* slots, size_t count);
-  static inline void take_entry(Candidate& c, const Entry& e);
   inline void gather(const Probe& t, size_t& n);
   inline void drop_repeats(size_t first, size_t& n);
-  inline int32_t note_bests(size_t s, size_t first, size_t end);
+  inline Best note_bests(size_t s, size_t first, size_t end);
+  inline unsigned meets_of_four(const Probe& t, int32_t i) const;
   static inline double pair_cost(const Probe& t, const Det& d);
+  static inline void pair_costs(const Probe& t0, const Det& d0, const Probe& t1, const Det& d1,
+                                double* c0, double* c1);
   static inline bool after_in_track(const Candidate& a, const Candidate& b);
   static inline size_t keep_cheapest(Candidate* p, size_t first, size_t end);
 
@@ -287,6 +305,7 @@ struct Tracker::Impl {
   inline double cost_of(int32_t s, int32_t d) const;
   inline bool crosses(const Pair& p, double* c12) const;
   inline bool block_crosses(int32_t s) const;
+  inline bool may_cross(int32_t s) const;
 
   // tracker_splits.cpp
   void resolve_merges();
@@ -316,6 +335,7 @@ struct Tracker::Impl {
     match[size_t(s)] = d;
     det_track[size_t(d)] = s;
     match_cost[size_t(s)] = cost;
+    det_cost[size_t(d)] = cost;
   }
 
   void set_merged_into(size_t s, int32_t host) {
