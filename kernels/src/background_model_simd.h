@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "background_model.h"
+#include "cpu_features.h"
 
 // The lanes' helpers return vectors wider than the baseline's registers; they are
 // always inlined, so no call passes one and GCC's note on that ABI does not apply (it
@@ -325,7 +326,7 @@ inline void rows_generic(const Planes& f, int w, int y0, int y1, uint16_t* st, s
 }
 
 template <class Reader>
-__attribute__((target("avx2"))) void rows_avx2(const Planes& f, int w, int y0, int y1,
+CCL_TARGET_AVX2 void rows_avx2(const Planes& f, int w, int y0, int y1,
                                                uint16_t* st, size_t plane, const StepParams& p,
                                                int32_t gain, uint8_t* out) {
   rows_lanes<Reader>(f, w, y0, y1, st, plane, p, gain, out);
@@ -336,10 +337,9 @@ enum class StepPath { Scalar, Generic, Avx2, Best };
 
 inline StepPath best_step_path() {
   static const StepPath best = [] {
-    __builtin_cpu_init();
     // Without AVX2 the doubles and the unsigned comparisons are emulated, and the lanes
     // run slower than the scalar step.
-    return __builtin_cpu_supports("avx2") ? StepPath::Avx2 : StepPath::Scalar;
+    return ::ccl::cpu::has_avx2() ? StepPath::Avx2 : StepPath::Scalar;
   }();
   return best;
 }

@@ -25,6 +25,9 @@
 
 #include "ccl/luma.h"  // CCL_HD
 #include "ccl/types.h"
+#if !defined(__CUDACC__)
+#include "cpu_features.h"
+#endif
 
 namespace ccl::color {
 
@@ -321,20 +324,12 @@ void rows_generic(const ImageView& frame, const Range& range, uint8_t* mask, int
 }
 
 template <bool kWraps>
-__attribute__((target("avx2"))) void rows_avx2(const ImageView& frame, const Range& range,
+CCL_TARGET_AVX2 void rows_avx2(const ImageView& frame, const Range& range,
                                                uint8_t* mask, int y0, int y1) {
   rows_impl<kWraps>(frame, range, mask, y0, y1);
 }
 
 #undef CCL_COLOR_INLINE
-
-inline bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return bool(__builtin_cpu_supports("avx2"));
-  }();
-  return yes;
-}
 
 }  // namespace cpu
 
@@ -343,7 +338,7 @@ inline bool has_avx2() {
 inline void mask_rows(const ImageView& frame, const ColorOptions& options, uint8_t* mask,
                       int y0, int y1) {
   const Range range = make_range(options);
-  const bool avx2 = cpu::has_avx2();
+  const bool avx2 = ::ccl::cpu::has_avx2();
   if (range.wraps) {
     if (avx2) cpu::rows_avx2<true>(frame, range, mask, y0, y1);
     else cpu::rows_generic<true>(frame, range, mask, y0, y1);

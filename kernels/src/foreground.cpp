@@ -13,6 +13,7 @@
 
 #include "background_model.h"
 #include "background_model_simd.h"
+#include "cpu_features.h"
 #include "color_range.h"
 #include "local_threshold.h"
 #include "parallel.h"
@@ -165,7 +166,7 @@ void rows_generic(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, in
   rows_impl(op, src, dst, w, y0, y1, line);
 }
 
-__attribute__((target("avx2"))) void rows_avx2(const MorphOp& op, const uint8_t* src,
+CCL_TARGET_AVX2 void rows_avx2(const MorphOp& op, const uint8_t* src,
                                                uint8_t* dst, int w, int y0, int y1,
                                                uint8_t* line) {
   rows_impl(op, src, dst, w, y0, y1, line);
@@ -176,28 +177,20 @@ void cols_generic(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, in
   cols_impl(op, src, dst, w, h, y0, y1);
 }
 
-__attribute__((target("avx2"))) void cols_avx2(const MorphOp& op, const uint8_t* src,
+CCL_TARGET_AVX2 void cols_avx2(const MorphOp& op, const uint8_t* src,
                                                uint8_t* dst, int w, int h, int y0, int y1) {
   cols_impl(op, src, dst, w, h, y0, y1);
 }
 
-bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return bool(__builtin_cpu_supports("avx2"));
-  }();
-  return yes;
-}
-
 void rows_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int y0, int y1,
                uint8_t* line) {
-  if (has_avx2()) rows_avx2(op, src, dst, w, y0, y1, line);
+  if (::ccl::cpu::has_avx2()) rows_avx2(op, src, dst, w, y0, y1, line);
   else rows_generic(op, src, dst, w, y0, y1, line);
 }
 
 void cols_pass(const MorphOp& op, const uint8_t* src, uint8_t* dst, int w, int h, int y0,
                int y1) {
-  if (has_avx2()) cols_avx2(op, src, dst, w, h, y0, y1);
+  if (::ccl::cpu::has_avx2()) cols_avx2(op, src, dst, w, h, y0, y1);
   else cols_generic(op, src, dst, w, h, y0, y1);
 }
 

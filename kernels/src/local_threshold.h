@@ -42,6 +42,9 @@
 
 #include "ccl/luma.h"
 #include "ccl/types.h"
+#if !defined(__CUDACC__)
+#include "cpu_features.h"
+#endif
 
 namespace ccl::local {
 
@@ -104,14 +107,6 @@ namespace cpu {
 
 #define CCL_LOCAL_INLINE __attribute__((always_inline)) inline
 
-inline bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return bool(__builtin_cpu_supports("avx2"));
-  }();
-  return yes;
-}
-
 template <class Luma>
 CCL_LOCAL_INLINE void luma_of(const ImageView& frame, uint8_t* luma, int y0, int y1) {
   const int w = frame.width;
@@ -139,7 +134,7 @@ inline void luma_generic(const ImageView& frame, uint8_t* luma, int y0, int y1) 
   luma_impl(frame, luma, y0, y1);
 }
 
-__attribute__((target("avx2"))) inline void luma_avx2(const ImageView& frame, uint8_t* luma,
+CCL_TARGET_AVX2 inline void luma_avx2(const ImageView& frame, uint8_t* luma,
                                                       int y0, int y1) {
   luma_impl(frame, luma, y0, y1);
 }
@@ -148,7 +143,7 @@ __attribute__((target("avx2"))) inline void luma_avx2(const ImageView& frame, ui
 
 /// Rows [y0, y1) of the frame's 8-bit luma (luma_byte) into `luma` (width bytes a row).
 inline void luma_rows(const ImageView& frame, uint8_t* luma, int y0, int y1) {
-  if (cpu::has_avx2()) cpu::luma_avx2(frame, luma, y0, y1);
+  if (::ccl::cpu::has_avx2()) cpu::luma_avx2(frame, luma, y0, y1);
   else cpu::luma_generic(frame, luma, y0, y1);
 }
 
@@ -242,7 +237,7 @@ inline void mask_generic(const uint8_t* luma, int w, int h, const Params& p, int
   mask_impl(luma, w, h, p, y0, y1, mask, scratch);
 }
 
-__attribute__((target("avx2"))) inline void mask_avx2(const uint8_t* luma, int w, int h,
+CCL_TARGET_AVX2 inline void mask_avx2(const uint8_t* luma, int w, int h,
                                                       const Params& p, int y0, int y1,
                                                       uint8_t* mask, uint32_t* scratch) {
   mask_impl(luma, w, h, p, y0, y1, mask, scratch);
@@ -259,7 +254,7 @@ __attribute__((target("avx2"))) inline void mask_avx2(const uint8_t* luma, int w
 /// test of every pixel in a loop of its own, which the compiler vectorizes.
 inline void mask_rows(const uint8_t* luma, int w, int h, const Params& p, int y0, int y1,
                       uint8_t* mask, uint32_t* scratch) {
-  if (cpu::has_avx2()) cpu::mask_avx2(luma, w, h, p, y0, y1, mask, scratch);
+  if (::ccl::cpu::has_avx2()) cpu::mask_avx2(luma, w, h, p, y0, y1, mask, scratch);
   else cpu::mask_generic(luma, w, h, p, y0, y1, mask, scratch);
 }
 

@@ -20,8 +20,7 @@ using namespace ccl::bg;
 
 std::vector<StepPath> vector_paths() {
   std::vector<StepPath> paths = {StepPath::Generic};
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2")) paths.push_back(StepPath::Avx2);
+  if (ccl::cpu::has_avx2()) paths.push_back(StepPath::Avx2);
   paths.push_back(StepPath::Best);
   return paths;
 }
