@@ -53,22 +53,12 @@ import cudaccl  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests", "python")]
+from peer_util import cpu_name  # noqa: E402
 from cudaccl_support import read_pgm, yacclab_random  # noqa: E402
 
 RANDOM_SIZES = ((16, 16), (64, 64), (256, 256), (612, 459), (1920, 1080))
 STRUCTURE = np.ones((3, 3), bool)
 _ns = time.perf_counter_ns
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def images(args):

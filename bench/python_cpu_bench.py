@@ -22,7 +22,6 @@ import argparse
 import csv
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -34,23 +33,13 @@ import cudaccl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests", "python")]
+from peer_util import cpu_name  # noqa: E402
 from cudaccl_support import read_pgm, yacclab_random  # noqa: E402
 
 IMAGES = ("ccitt1", "ccitt5", "skimage_coins", "skimage_text", "skimage_page",
           "skimage_camera", "skimage_moon")
 RANDOM = ((1920, 1080, 0.5, 1), (1920, 1080, 0.1, 1), (1920, 1080, 0.5, 16),
           (3840, 2160, 0.5, 1), (3840, 2160, 0.9, 4))
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def median_ms(fn, repeat):

@@ -24,7 +24,6 @@ cudaccl / OpenCV <= 1 for each."""
 import argparse
 import csv
 import os
-import platform
 import statistics
 import sys
 import time
@@ -34,18 +33,10 @@ import cv2
 
 import cudaccl
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_util import cpu_name  # noqa: E402
+
 WARMUP = 20
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def decode(path, limit):
