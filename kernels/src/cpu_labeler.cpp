@@ -589,13 +589,17 @@ void label_binary_fast(const BinaryImage& binary, int connectivity, Result& out,
   label_bytes(binary.pixels.data(), size_t(w), w, h, 0, false, connectivity, out, threads);
 }
 
+// The mask of a frame that is not labeled straight from its bytes: kept per calling
+// thread, so that a stream's frames do not allocate (and fault in) a frame's bytes each.
+static thread_local BinaryImage tls_mask;
+
 void label_frame_cpu(const ImageView& image, const Options& options, Result& out,
                      int threads) {
   if (label_luma8(image, options, out, threads)) {
     report_labeled(image, options, out);
     return;
   }
-  BinaryImage binary;
+  BinaryImage& binary = tls_mask;
   const int level = threshold_image(image, options, binary);
   label_binary_fast(binary, options.connectivity, out, threads);
   out.threshold_used = level;
@@ -609,8 +613,7 @@ void label_frame_cpu(const ImageView& image, const Options& options, ForegroundS
     report_labeled(image, options, out);
     return;
   }
-  BinaryImage local;
-  BinaryImage& m = mask ? *mask : local;
+  BinaryImage& m = mask ? *mask : tls_mask;
   const int level = stage.apply(image, options, m);
   label_binary_fast(m, options.connectivity, out, threads);
   out.threshold_used = level;

@@ -27,20 +27,18 @@ class CpuBackend final : public Backend {
     // image to read even before the first frame was labeled.
     const size_t pixels = size_t(width) * size_t(height);
     binary_.pixels.reserve(pixels);
-    labeled_.labels.assign(pixels, 0);
+    labels_.assign(pixels, 0);
   }
 
   // The label image is always there (draw() reads it), so keep_labels is moot.
   TableView label(const ImageView& frame, const Options& options, bool, bool,
                   Result& out) override {
     out.threshold_used = stage_.apply(frame, options, binary_);
-    out.width = frame.width;
-    out.height = frame.height;
+    label_binary_fast(binary_, options.connectivity, out);
+    // The label image stays here for draw() and measure(); the caller gets the table.
+    // Swapping hands the labeler last frame's buffer, so neither is allocated again.
+    labels_.swap(out.labels);
     out.labels.clear();
-    // The labels stay here for draw() and measure(); the caller gets the table.
-    label_binary_fast(binary_, options.connectivity, labeled_);
-    out.components.assign(labeled_.components.begin(), labeled_.components.end());
-    out.num_components = labeled_.num_components;
     measure(frame, options, out);
     select_reported(out.components, out.blobs, options, &out.num_components, &out.group_of);
     return TableView{out.components.data(), uint32_t(out.components.size()),
@@ -62,7 +60,7 @@ class CpuBackend final : public Backend {
                                     selection.trails.data(), selection.trails.size(), flags, w,
                                     h, owner_);
     const uint32_t tints = flags & (overlay::kFill | overlay::kForeground);
-    const overlay::Scene scene{tints ? labeled_.labels.data() : nullptr,
+    const overlay::Scene scene{tints ? labels_.data() : nullptr,
                                selection.color_key.data(),
                                uint32_t(selection.color_key.size() - 1),
                                marks ? owner_.data() : nullptr, alpha256, tints};
@@ -82,13 +80,13 @@ class CpuBackend final : public Backend {
     out.blobs.clear();
     const uint32_t properties = needed_properties(options);
     if (!properties) return;
-    out.blobs = measure_blobs(labeled_.labels.data(), frame, uint32_t(out.components.size()),
+    out.blobs = measure_blobs(labels_.data(), frame, uint32_t(out.components.size()),
                               properties, options.connectivity);
   }
 
   ForegroundStage stage_;
   BinaryImage binary_;
-  Result labeled_;  // the fast labeler's output: the label image and the full table
+  std::vector<uint32_t> labels_;  // the last frame's label image
   std::vector<uint32_t> owner_;
 };
 
