@@ -97,14 +97,21 @@ def _layout(shape, itemsize, strides, what):
     return height, width, fmt, row
 
 
-def _host(array, kind, owner, pointer=None):
+def _shaped(array, dtype_text):
+    """An Input holding the layout of a NumPy-like array of uint8 or uint16 pixels;
+    dtype_text names the dtype in the error."""
     itemsize = _NUMPY_ITEMS.get(array.dtype)
     if itemsize is None:
         raise TypeError(f"image dtype must be uint8 or uint16 (little-endian), "
-                        f"not {array.dtype}")
+                        f"not {dtype_text}")
     x = Input()
     x.height, x.width, x.format, x.stride = _layout(array.shape, itemsize, array.strides,
                                                     "image")
+    return x
+
+
+def _host(array, kind, owner, pointer=None):
+    x = _shaped(array, array.dtype)
     x.kind = kind
     x.memory = _lib.MEMORY_HOST
     x.pointer = data_pointer(array) if pointer is None else pointer
@@ -160,13 +167,7 @@ def _cupy(image):
     """Input of a CuPy array from its attributes, naming the stream as CuPy's own
     __cuda_array_interface__ (v3) does: the current stream, the legacy (1) or
     per-thread (2) default stream for 0."""
-    itemsize = _NUMPY_ITEMS.get(image.dtype)
-    if itemsize is None:
-        raise TypeError(f"image dtype must be uint8 or uint16 (little-endian), "
-                        f"not {image.dtype.str}")
-    x = Input()
-    x.height, x.width, x.format, x.stride = _layout(image.shape, itemsize, image.strides,
-                                                    "image")
+    x = _shaped(image, image.dtype.str)
     memptr = image.data
     x.pointer = memptr.ptr
     stream = _CupyFast.stream_ptr()
