@@ -228,6 +228,10 @@ struct ccl_engine {
   // ccl_engine_device_columns; null after any other frame.
   CudaRunner* device_runner = nullptr;
   uintptr_t device_stream = 0;
+  // A frame ccl_engine_submit queued and nobody has waited for yet (its runner), and
+  // the result it returned, whose counts the wait fills in.
+  CudaRunner* unsettled = nullptr;
+  ccl_result submitted = {};
 };
 
 struct ccl_foreground {
@@ -268,7 +272,7 @@ void label_cpu(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::Ima
 }
 
 void label_cuda(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::ImageView view,
-                const ccl::Options& options, const ccl_labels* labels) {
+                const ccl::Options& options, const ccl_labels* labels, bool wait) {
   CudaRunner& r = fg ? fg->cuda : e.cuda;
   if (img.memory == CCL_MEMORY_HOST) {
     // Uploaded, labeled and waited for on the legacy default stream.
@@ -291,9 +295,26 @@ void label_cuda(ccl_engine& e, ccl_foreground* fg, const ccl_image& img, ccl::Im
     r.side->copy_labels(r.engine->device_labels(), img.width, img.height, labels->data,
                         labels->stride, labels->memory == CCL_MEMORY_HOST, stream);
   r.side->end(stream);
-  e.table = r.engine->finish_in_place(e.result, false);
   e.device_runner = &r;
   e.device_stream = stream;
+  if (wait)
+    e.table = r.engine->finish_in_place(e.result, false);
+  else
+    e.unsettled = &r;
+}
+
+// Waits for a frame ccl_engine_submit left in flight: its counts and table.
+void settle(ccl_engine& e) {
+  if (!e.unsettled) return;
+  CudaRunner& r = *e.unsettled;
+  e.unsettled = nullptr;  // an error below leaves no frame to wait for
+  e.has_frame = false;
+  e.table = r.engine->finish_in_place(e.result, false);
+  if (!e.properties) e.table.blobs = nullptr;
+  e.submitted.threshold_used = e.result.threshold_used;
+  e.submitted.num_components = e.result.num_components;
+  e.submitted.num_reported = e.table.size;
+  e.has_frame = true;
 }
 
 // Host labels of the last frame (e.result.labels) into the caller's buffer.
@@ -509,13 +530,19 @@ ccl_status ccl_engine_set_profiling(ccl_engine* engine, int on) {
   });
 }
 
-ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
-                            const ccl_image* image, const ccl_options* options,
-                            const ccl_labels* labels, ccl_result* result) {
+namespace {
+
+ccl_status label_frame(ccl_engine* engine, ccl_foreground* foreground, const ccl_image* image,
+                       const ccl_options* options, const ccl_labels* labels, ccl_result* result,
+                       bool wait) {
   return guarded([&] {
     check_engine(engine);
     ccl_engine& e = *engine;
+    // The engine's buffers are about to be reused: a frame still in flight is waited
+    // for first (its errors are this call's).
+    settle(e);
     e.has_frame = false;
+    e.submitted = {};
     e.table = {};
     e.properties = 0;
     e.device_runner = nullptr;
@@ -593,7 +620,12 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     if (e.backend == CCL_BACKEND_CUDA) {
       if (foreground && foreground->cuda.engine && e.profiling)
         foreground->cuda.engine->set_profiling(ccl::cuda::Profiling::Labeling);
-      label_cuda(e, foreground, img, view, o, labels ? &out : nullptr);
+      // Only a plain device frame is left in flight: a host frame's labels come back
+      // in this call, a foreground model's engine is not this one, and profiling
+      // reports the frame's GPU time.
+      const bool deferred = !wait && img.memory == CCL_MEMORY_DEVICE && !foreground &&
+                            !e.profiling;
+      label_cuda(e, foreground, img, view, o, labels ? &out : nullptr, !deferred);
     } else {
       label_cpu(e, foreground, img, view, o);
     }
@@ -606,9 +638,9 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     r.size = sizeof(ccl_result);
     r.width = img.width;
     r.height = img.height;
-    r.threshold_used = e.result.threshold_used;
-    r.num_components = e.result.num_components;
-    r.num_reported = e.table.size;
+    r.threshold_used = e.unsettled ? -1 : e.result.threshold_used;
+    r.num_components = e.unsettled ? CCL_COUNT_PENDING : e.result.num_components;
+    r.num_reported = e.unsettled ? CCL_COUNT_PENDING : e.table.size;
     r.backend = e.backend;
     r.device = e.device;
     r.read_pointer = reinterpret_cast<uintptr_t>(img.data);
@@ -616,14 +648,40 @@ ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
     r.stream = img.memory == CCL_MEMORY_DEVICE ? img.stream : 0;
     e.properties = ccl::needed_properties(o);
     if (!e.properties) e.table.blobs = nullptr;
-    else if (e.table.size && !e.table.blobs)
+    else if (!e.unsettled && e.table.size && !e.table.blobs)
       throw std::runtime_error("internal: the backend returned no blobs for the properties asked");
     if (e.backend == CCL_BACKEND_CUDA && e.profiling) {
       CudaRunner& runner = foreground ? foreground->cuda : e.cuda;
       r.gpu_ms = runner.engine->stage_times().total;
     }
     e.has_frame = true;
+    e.submitted = r;
     write_sized(result, r);
+  });
+}
+
+}  // namespace
+
+ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
+                            const ccl_image* image, const ccl_options* options,
+                            const ccl_labels* labels, ccl_result* result) {
+  return label_frame(engine, foreground, image, options, labels, result, true);
+}
+
+ccl_status ccl_engine_submit(ccl_engine* engine, ccl_foreground* foreground,
+                             const ccl_image* image, const ccl_options* options,
+                             const ccl_labels* labels, ccl_result* result) {
+  return label_frame(engine, foreground, image, options, labels, result, false);
+}
+
+ccl_status ccl_engine_wait(ccl_engine* engine, ccl_result* result) {
+  return guarded([&] {
+    check_engine(engine);
+    if (!result) throw Invalid("result is NULL");
+    ccl_engine& e = *engine;
+    settle(e);
+    if (!e.has_frame) throw Invalid("the engine has no labeled frame");
+    write_sized(result, e.submitted);
   });
 }
 
@@ -632,6 +690,7 @@ ccl_status ccl_engine_components(ccl_engine* engine, const ccl_component** data,
   return guarded([&] {
     check_engine(engine);
     if (!data || !count) throw Invalid("data or count is NULL");
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     *data = reinterpret_cast<const ccl_component*>(engine->table.data);
     *count = engine->table.size;
@@ -641,6 +700,7 @@ ccl_status ccl_engine_components(ccl_engine* engine, const ccl_component** data,
 ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* floats) {
   return guarded([&] {
     check_engine(engine);
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     CudaRunner* r = engine->device_runner;
     if (!r) throw Invalid("device columns need the last frame to be a device image on the CUDA backend");
@@ -656,6 +716,7 @@ ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* 
 ccl_status ccl_engine_columns(ccl_engine* engine, int64_t* ints, double* floats) {
   return guarded([&] {
     check_engine(engine);
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     const ccl::TableView t = engine->table;
     if (t.size && (!ints || !floats)) throw Invalid("ints or floats is NULL");
@@ -670,6 +731,7 @@ ccl_status ccl_engine_blobs(ccl_engine* engine, const ccl_blob** data, uint32_t*
   return guarded([&] {
     check_engine(engine);
     if (!data || !count) throw Invalid("data or count is NULL");
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     const bool any = engine->properties != 0 && engine->table.blobs != nullptr;
     *data = any ? reinterpret_cast<const ccl_blob*>(engine->table.blobs) : nullptr;
@@ -680,6 +742,7 @@ ccl_status ccl_engine_blobs(ccl_engine* engine, const ccl_blob** data, uint32_t*
 ccl_status ccl_engine_blob_columns(ccl_engine* engine, double* floats) {
   return guarded([&] {
     check_engine(engine);
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     const ccl::TableView t = engine->table;
     if (t.size && !floats) throw Invalid("floats is NULL");
@@ -774,6 +837,7 @@ ccl_status ccl_tracker_update_engine(ccl_tracker* tracker, ccl_engine* engine, c
   return guarded([&] {
     if (!tracker) throw Invalid("tracker is NULL");
     check_engine(engine);
+    settle(*engine);
     if (!engine->has_frame) throw Invalid("the engine has no labeled frame");
     if (engine->table.size && !out) throw Invalid("out is NULL");
     tracker->tracker.update(engine->width, engine->height, engine->table, tracker->tracks);

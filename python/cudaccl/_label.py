@@ -4,11 +4,16 @@ import math
 import numbers
 import struct
 import threading
+import weakref
 
 from . import _arrays, _lib, _table
 from ._errors import UnsupportedError
 
 _label = _lib.lib.ccl_engine_label
+# Queues a device frame without waiting for it (None with an older libccl).
+_submit = getattr(_lib.lib, "ccl_engine_submit", None)
+_wait = getattr(_lib.lib, "ccl_engine_wait", None)
+_COUNT_PENDING = 0xFFFFFFFF  # CCL_COUNT_PENDING: a count not known yet
 _options_cache = {}
 _plans = {}  # label()'s settings (and memory kind) -> _plan()
 _algorithm_index = {name: i for i, name in enumerate(_lib.algorithms())}
@@ -17,9 +22,18 @@ _profiling = [False]
 
 
 class _Engines(dict):
-    """A thread's cached engines: destroyed when the thread's state goes (thread exit)."""
+    """A thread's cached engines: destroyed when the thread's state goes (thread exit).
+    `submitted`: the table (weakly) of the frame label() left in flight, made before
+    its engine goes, since the table may live on in another thread."""
+    submitted = None
 
     def __del__(self):
+        table = self.submitted() if self.submitted is not None else None
+        if table is not None:
+            try:
+                table._settle()
+            except Exception:  # noqa: BLE001 - its reads raise the same error later
+                pass
         destroy = _lib.lib.ccl_engine_destroy
         for handle in self.values():
             destroy(handle)
@@ -38,6 +52,9 @@ class _ThreadState(threading.local):
         self.result_at = ctypes.addressof(self.result)
         self.called = False
         self.pool = []  # host buffers of returned arrays (_pool.py)
+        # The lock that settling a table of a frame label() did not wait for takes
+        # (_table.submitted_table; the table itself: engines.submitted).
+        self.lock = threading.Lock()
 
 
 _state = _ThreadState()
@@ -258,7 +275,23 @@ assert (_lib.Image.width.offset, _lib.Image.data.offset, _lib.Image.stream.offse
         _lib.Labels.data.offset, _lib.Labels.memory.offset) == (4, 24, 40, 8, 24)
 
 
-def run(engine, foreground, x, options_at, want_labels, state):
+def settle_submitted(state, counts):
+    """Waits for the frame label() left in flight on this thread and queues the columns
+    of its table, if the table is still held: the engine's next frame would overwrite
+    what they are made from. With `counts`, state.result gets the frame's counts even
+    when nobody holds the table (last_call_info); otherwise the engine's next call
+    waits for the frame itself."""
+    engines = state.engines
+    table = engines.submitted()
+    if table is not None:
+        table._settle()
+    elif counts:
+        with state.lock:
+            _lib.check(_wait(state.submitted_engine, state.result_at))
+    engines.submitted = None
+
+
+def run(engine, foreground, x, options_at, want_labels, state, call=_label):
     """Labels Input x on `engine`; returns (labels or None, reported count)."""
     _IMAGE_FIELDS.pack_into(state.image_bytes, 4, x.width, x.height, x.format, x.memory,
                             x.pointer, x.stride, x.stream)
@@ -268,7 +301,7 @@ def run(engine, foreground, x, options_at, want_labels, state):
         labels, pointer, memory = _arrays.labels_for(x, state.pool)
         _LABELS_FIELDS.pack_into(state.labels_bytes, 8, pointer, x.width * 4, memory)
         labels_at = state.labels_at
-    status = _label(engine, foreground, state.image_at, options_at, labels_at, state.result_at)
+    status = call(engine, foreground, state.image_at, options_at, labels_at, state.result_at)
     if status:
         raise _lib.error(status)
     state.called = True
@@ -336,6 +369,18 @@ def label(image, connectivity=8, threshold=128, mode="above", algorithm=None, mi
     state = _state
     device = x.device if b else -1  # BACKEND_CUDA is 1, BACKEND_CPU 0
     engine = state.engines.get((b, device)) or engine_for(b, device)
+    if state.engines.submitted is not None:
+        settle_submitted(state, False)
+    if everything and _submit is not None and x.kind == "cupy" and not _profiling[0]:
+        # Nothing of the result is needed on the host now: the call queues the frame
+        # and returns, and the table waits for it when first read.
+        labels, _ = run(engine, None, x, options_at, return_labels, state, _submit)
+        if state.result.num_components != _COUNT_PENDING:  # labeled all the same
+            return labels, _table.device_table(engine, state.result.num_components, x)
+        table = _table.submitted_table(engine, x, state.lock, state.result, state.result_at)
+        state.engines.submitted = weakref.ref(table)
+        state.submitted_engine = engine
+        return labels, table
     labels, n = run(engine, None, x, options_at, return_labels, state)
     if everything:
         return labels, _table.device_table(engine, state.result.num_components, x)
@@ -347,6 +392,8 @@ def last_call_info():
     """What this thread's last label() or Labeler call did (dict), None before any."""
     if not _state.called:
         return None
+    if _state.engines.submitted is not None:  # its counts are known once waited for
+        settle_submitted(_state, True)
     r = _state.result
     return {"backend": "cuda" if r.backend == _lib.BACKEND_CUDA else "cpu",
             "device": r.device, "width": r.width, "height": r.height,

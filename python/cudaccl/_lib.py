@@ -135,6 +135,9 @@ def _load():
     fn("ccl_engine_set_profiling", ctypes.c_int, _ptr, ctypes.c_int)
     # Pointers travel as plain integers: no ctypes objects are made per call.
     fn("ccl_engine_label", ctypes.c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr)
+    if hasattr(lib, "ccl_engine_submit"):  # absent from an older libccl
+        fn("ccl_engine_submit", ctypes.c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr)
+        fn("ccl_engine_wait", ctypes.c_int, _ptr, _ptr)
     fn("ccl_engine_components", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
     fn("ccl_engine_columns", ctypes.c_int, _ptr, _ptr, _ptr)
     fn("ccl_engine_device_columns", ctypes.c_int, _ptr, _ptr, _ptr)

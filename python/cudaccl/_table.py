@@ -10,7 +10,9 @@ _BLOB_ROW = {name: i for i, (name, _) in enumerate(_lib.BLOB_COLUMNS)}
 _INT_BLOB_COLUMNS = ("euler_number",)  # integers in skimage's tables too
 _columns = _lib.lib.ccl_engine_columns
 _device_columns = _lib.lib.ccl_engine_device_columns
+_wait = getattr(_lib.lib, "ccl_engine_wait", None)
 _NAMES = _lib.INT_COLUMNS + _lib.FLOAT_COLUMNS
+_ROWS = _INTS + _FLOATS
 _FLOAT64 = np.dtype(np.float64)
 _INT64 = np.dtype(np.int64)
 
@@ -62,8 +64,9 @@ class LazyTable(dict):
     another dict, copy, comparison, repr, pickling) makes what it reads first, so the
     table behaves as a dict of arrays. What a column holds does not depend on when it
     is made: device columns are written by work queued on the image's stream before
-    the call returns, the tracks before it returns."""
-    __slots__ = ("_block", "_n", "_tracks")
+    the call returns (or, for a frame the call did not wait for, before the first read
+    or the engine's next frame: submitted_table), the tracks before it returns."""
+    __slots__ = ("_block", "_n", "_tracks", "_frame", "__weakref__")
 
     def __getitem__(self, key):
         value = dict.__getitem__(self, key)
@@ -77,11 +80,32 @@ class LazyTable(dict):
             for name, value in _track.track_columns(self._tracks).items():
                 dict.__setitem__(self, name, value)
             return dict.__getitem__(self, key)
+        if self._block is None:  # a submitted frame's: not made yet
+            self._settle()
         i, n = _ROW[key], self._n
         value = _CUPY_NDARRAY[0]((n,), _INT64 if i < _INTS else _FLOAT64,
                                  self._block.data + 8 * n * i)
         dict.__setitem__(self, key, value)
         return value
+
+    def _settle(self):
+        """A submitted frame's table (submitted_table): waits for the frame, then
+        queues its columns, as device_table does in the call itself. A GPU error of the
+        frame is raised here (and by every later read)."""
+        frame = self._frame
+        if frame is None:
+            return
+        engine, x, lock, result, result_at = frame
+        with lock:
+            if self._frame is None:  # settled meanwhile, on another thread
+                return
+            status = _wait(engine, result_at)
+            if status:
+                raise _lib.error(status)
+            n = result.num_components
+            self._block = _device_block(engine, n, x)
+            self._n = n
+            self._frame = None
 
     def _fill(self):
         for key in [k for k, v in dict.items(self) if v is _PENDING]:
@@ -172,31 +196,51 @@ _CUPY_NDARRAY = [None]
 _PENDING_ROW = dict.fromkeys(_NAMES, _PENDING)
 
 
+def _device_block(engine, n, x):
+    """One CuPy allocation holding the n rows of every column, written on the device."""
+    block = _arrays.cupy_empty((_ROWS * n,), _FLOAT64, x.device)
+    if n:
+        base = block.data.ptr
+        status = _device_columns(engine, base, base + _INTS * n * 8)
+        if status:
+            raise _lib.error(status)
+    if _CUPY_NDARRAY[0] is None:
+        _CUPY_NDARRAY[0] = type(block)
+    return block
+
+
+def submitted_table(engine, x, lock, result, result_at):
+    """device_table for a frame that ccl_engine_submit left in flight (CuPy input): the
+    call did not wait for the GPU, so neither the component count nor the columns exist
+    yet. The first read of any column waits for the frame (ccl_engine_wait) and makes
+    them; so does the engine's next call (settle_before_next), which would otherwise
+    overwrite the frame's table. `lock` serializes the two, as the table may be read on
+    another thread; `result` (at `result_at`) receives the frame's counts."""
+    table = LazyTable(_PENDING_ROW)
+    table._block = None
+    table._frame = (engine, x, lock, result, result_at)
+    return table
+
+
 def device_table(engine, n, x):
     """The columns of the engine's last frame (all n components), computed on the device
     into arrays of the input's kind (CuPy, or torch for torch tensors): the table never
     crosses the bus. One allocation; each column a view of one of its rows (CuPy: made
     when first read, LazyTable)."""
-    rows = _INTS + _FLOATS
     if x.kind == "torch":
         import torch
-        block = torch.empty((rows, n), dtype=torch.float64, device=x.owner.device)
-        base = block.data_ptr()
-    else:
-        block = _arrays.cupy_empty((rows * n,), _FLOAT64, x.device)
-        base = block.data.ptr
-    if n:
-        status = _device_columns(engine, base, base + _INTS * n * 8)
-        if status:
-            raise _lib.error(status)
-    if x.kind == "torch":
+        block = torch.empty((_ROWS, n), dtype=torch.float64, device=x.owner.device)
+        if n:
+            base = block.data_ptr()
+            status = _device_columns(engine, base, base + _INTS * n * 8)
+            if status:
+                raise _lib.error(status)
         columns = block[:_INTS].view(torch.int64).unbind(0) + block[_INTS:].unbind(0)
         return dict(zip(_NAMES, columns))
+    block = _device_block(engine, n, x)
     if n == 0:
         empty_int, empty_float = block.view(_INT64), block
         return dict(zip(_NAMES, [empty_int] * _INTS + [empty_float] * _FLOATS))
-    if _CUPY_NDARRAY[0] is None:
-        _CUPY_NDARRAY[0] = type(block)
     table = LazyTable(_PENDING_ROW)
     table._block = block
     table._n = n

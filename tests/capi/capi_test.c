@@ -160,6 +160,20 @@ static void label_on(int backend, const char* what) {
          c[0].area == 6 && c[0].sum_x == 12 && c[0].sum_y == 9 && c[1].area == 1,
      name);
 
+  /* A host image is labeled by ccl_engine_submit as by ccl_engine_label (only device
+     frames are left in flight); ccl_engine_wait writes the same result again. */
+  ccl_result submitted, waited;
+  memset(&submitted, 0, sizeof submitted);
+  memset(&waited, 0, sizeof waited);
+  submitted.size = waited.size = sizeof(ccl_result);
+  s = ccl_engine_submit(e, NULL, &im, &o, NULL, &submitted);
+  ccl_status s2 = ccl_engine_wait(e, &waited);
+  snprintf(name, sizeof name, "%s: submit of a host image labels it; wait gives its result", what);
+  ok(s == CCL_OK && s2 == CCL_OK && submitted.num_components == 2 && submitted.num_reported == 2 &&
+         waited.num_components == 2 && waited.num_reported == 2 && waited.width == W &&
+         waited.backend == backend,
+     name);
+
   int64_t ints[CCL_INT_COLUMNS * 2];
   double floats[CCL_FLOAT_COLUMNS * 2];
   s = ccl_engine_columns(e, ints, floats);
@@ -257,6 +271,14 @@ int main(void) {
      "NULL engine is refused");
   ccl_engine* e = NULL;
   ok(ccl_engine_create(7, -1, &e) == CCL_ERROR_INVALID_ARGUMENT, "unknown backend is refused");
+  ccl_result none;
+  none.size = sizeof none;
+  ok(ccl_engine_create(CCL_BACKEND_CPU, -1, &e) == CCL_OK &&
+         ccl_engine_wait(e, &none) == CCL_ERROR_INVALID_ARGUMENT &&
+         strstr(ccl_last_error(), "no labeled frame") != NULL &&
+         ccl_engine_wait(e, NULL) == CCL_ERROR_INVALID_ARGUMENT,
+     "wait without a frame, or without a result, is refused");
+  ccl_engine_destroy(e);
 
   ccl_tracker* t = NULL;
   ccl_tracker_options to;

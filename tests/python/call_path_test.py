@@ -6,9 +6,11 @@ runs where CuPy and a usable CUDA device are.
 
     PYTHONPATH=<build>/python [CUDACCL_LIBRARY=<libccl.so>] python3 call_path_test.py"""
 import copy
+import gc
 import os
 import pickle
 import sys
+import threading
 
 import numpy as np
 
@@ -227,6 +229,30 @@ def cupy_cases():
                     same_columns(table, want, f"CuPy {img.shape} {img.dtype} {kw}")
     tap.check("CuPy: calls that change shape, dtype and settings each get their own result",
               changing_device_calls)
+
+    def submitted_frames():
+        # label() on CuPy returns without waiting for the GPU: each table waits for its
+        # own frame when first read, after later calls on other streams, and after the
+        # thread that made it (and its engine) is gone; last_call_info waits too.
+        imgs = [image(300, 400, s) for s in (21, 22, 23)]
+        want = [cudaccl.label(img, backend="cpu")[1] for img in imgs]
+        tables = []
+        for img in imgs:
+            with cupy.cuda.Stream(non_blocking=True):
+                tables.append(cudaccl.label(cupy.asarray(img))[1])
+        assert cudaccl.last_call_info()["num_components"] == len(want[-1]["label"])
+        for t, w, k in zip(tables, want, range(3)):
+            same_columns(t, w, f"CuPy submitted table {k}")
+        made = []
+        worker = threading.Thread(target=lambda: made.append(cudaccl.label(cupy.asarray(imgs[1]))))
+        worker.start()
+        worker.join()
+        del worker
+        gc.collect()
+        labels, table = made.pop()
+        same_columns(table, want[1], "CuPy table of a thread that has exited")
+        assert np.array_equal(labels.get(), cudaccl.label(imgs[1], backend="cpu")[0])
+    tap.check("CuPy: tables of calls that did not wait hold their own frames", submitted_frames)
 
 
 def main():

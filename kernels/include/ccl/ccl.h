@@ -260,6 +260,20 @@ ccl_status ccl_engine_set_profiling(ccl_engine* engine, int on);
 ccl_status ccl_engine_label(ccl_engine* engine, ccl_foreground* foreground,
                             const ccl_image* image, const ccl_options* options,
                             const ccl_labels* labels, ccl_result* result);
+/* The same, without waiting for the frame where it can: a device image on the CUDA
+   backend, without a foreground model and without profiling, is queued on its stream
+   and the call returns at once. The result's counts are then CCL_COUNT_PENDING; the
+   label image is written on the stream. ccl_engine_wait (or any call that reads the
+   frame's table, or the engine's next frame) waits for the frame and fills the counts.
+   Every other frame is labeled as ccl_engine_label labels it. */
+#define CCL_COUNT_PENDING 0xffffffffu
+ccl_status ccl_engine_submit(ccl_engine* engine, ccl_foreground* foreground,
+                             const ccl_image* image, const ccl_options* options,
+                             const ccl_labels* labels, ccl_result* result);
+/* Waits for the engine's last frame and writes its result (as ccl_engine_label would
+   have); a frame already waited for just has its result written again. Errors of the
+   frame's GPU work are reported here. */
+ccl_status ccl_engine_wait(ccl_engine* engine, ccl_result* result);
 /* The last frame's reported components (num_reported of them), valid until the
    engine's next frame. */
 ccl_status ccl_engine_components(ccl_engine* engine, const ccl_component** data,
