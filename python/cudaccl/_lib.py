@@ -1,8 +1,9 @@
 """Loads libccl and declares its C interface (ccl/ccl.h) for ctypes, once per process.
 
 Where the library comes from, first found wins: the environment variable
-CUDACCL_LIBRARY (a path), the path the build or the install wrote into _paths.py,
-then the system's search (ctypes.util.find_library("ccl"))."""
+CUDACCL_LIBRARY (a path), the path the build or the install wrote into _paths.py (a
+relative one, as the pip-installed wheel has, is the library inside this package's
+directory), then the system's search (ctypes.util.find_library("ccl"))."""
 import ctypes
 import ctypes.util
 import os
@@ -13,6 +14,8 @@ try:
     from ._paths import LIBRARY as _CONFIGURED
 except ImportError:  # a copy of the sources without the generated file
     _CONFIGURED = ""
+if _CONFIGURED and not os.path.isabs(_CONFIGURED):  # the wheel's own libccl, beside us
+    _CONFIGURED = os.path.join(os.path.dirname(os.path.abspath(__file__)), _CONFIGURED)
 
 ABI_VERSION = 1
 
