@@ -1,18 +1,20 @@
 // The local threshold on the device (ForegroundModel::Local): the mask that
 // ForegroundPass (foreground_stage.h) cleans and the labelers read, written in two
 // passes whose work per pixel does not grow with the block size:
-//   rows:    the only reader of the frame. A block takes 1024 columns of a row plus
+//   rows:    the only reader of the frame. A block takes 2048 columns of a row plus
 //            128 on either side (edges replicated), turns them into 8-bit luma and
 //            prefix sums in shared memory, and writes each column's sum over its
 //            row window (uint16: at most 255 * 255) and its luma (into the mask,
 //            which the next pass overwrites in place);
-//   columns: a block takes 64 columns (two per lane) of a 64-row tile, 4 rows per
-//            warp. The warps split the sum of the tile's first window and each sums
-//            how its rows change the window, so a warp's first window is one small
-//            reduction in shared memory; it then slides down its rows (one row in,
-//            one row out) and writes the mask bytes from the window mean
-//            (../src/local_threshold.h, whose rounding and test the CPU shares, and
-//            where the semantics are).
+//   columns: a block takes 64 columns (two per lane) of a tile of 64, 128 or 256
+//            rows, the shortest that is a window tall (4, 8 or 16 rows per warp).
+//            Each warp reads the sums of the rows entering and leaving its windows
+//            and sums how they change the window; the rows leaving the tile's
+//            windows begin with the tile's first window, so a warp's first window is
+//            one small reduction in shared memory and no row is read for it alone.
+//            It then slides down its rows (one row in, one row out) and writes the
+//            mask bytes from the window mean (../src/local_threshold.h, whose
+//            rounding and test the CPU shares, and where the semantics are).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -45,6 +47,7 @@ class LocalThreshold {
  private:
   static size_t sums_pitch(int width);
   DeviceBuffer<uint16_t> sums_;
+  int can_chain_ = -1;  // compute capability 9.0 or newer (chain.h); -1: not asked yet
 };
 
 }  // namespace ccl::cuda

@@ -179,15 +179,17 @@ TEST(LocalGpu, Gray16UsesTheHighByte) {
 
 TEST(LocalGpu, FramesAtTheEdgesOfTheLaunchShapes) {
   CCL_REQUIRE_DEVICE();
-  // Rows of one tile and of several (1024 columns a tile, 128 either side), strips of
-  // 32, 64 and 128 rows with windows longer than the frame, one pixel wide or high.
-  const std::pair<int, int> sizes[] = {{1, 1},    {1, 700},   {700, 1},  {2, 3},    {3, 2},
-                                       {1023, 5}, {1024, 7},  {1025, 9}, {2049, 33}, {5, 1500},
-                                       {130, 129}, {257, 65}, {64, 255}};
+  // Rows of one tile and of several (2048 columns a tile, 128 either side), column
+  // tiles of 64, 128 and 256 rows (the height follows the window: block sizes up to 63,
+  // 127 and 255) with windows longer than the frame, one pixel wide or high.
+  const std::pair<int, int> sizes[] = {{1, 1},     {1, 700},   {700, 1},   {2, 3},     {3, 2},
+                                       {1023, 5},  {1024, 7},  {1025, 9},  {2049, 33}, {5, 1500},
+                                       {130, 129}, {257, 65},  {64, 255},  {2047, 6},  {2048, 4},
+                                       {4097, 3},  {66, 256},  {67, 257},  {40, 513},  {3, 385}};
   std::vector<Job> jobs;
   size_t i = 0;
   for (auto [w, h] : sizes)
-    for (int b : {3, 31, 33, 63, 65, 255}) {
+    for (int b : {3, 31, 33, 63, 65, 127, 129, 255}) {
       ++i;
       const test::GrayImage g = test::uneven_page(w, h, 100 + i);
       const PixelFormat format = test::all_formats()[i % test::all_formats().size()];
