@@ -523,6 +523,7 @@ void ccl_engine_destroy(ccl_engine* engine) { delete engine; }
 ccl_status ccl_engine_set_profiling(ccl_engine* engine, int on) {
   return guarded([&] {
     check_engine(engine);
+    settle(*engine);  // a frame in flight was queued without the profiling's events
     engine->profiling = on != 0;
     if (engine->cuda.engine)
       engine->cuda.engine->set_profiling(on ? ccl::cuda::Profiling::Labeling
@@ -698,6 +699,11 @@ ccl_status ccl_engine_components(ccl_engine* engine, const ccl_component** data,
 }
 
 ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* floats) {
+  return ccl_engine_device_columns_on(engine, ints, floats, engine ? engine->device_stream : 0);
+}
+
+ccl_status ccl_engine_device_columns_on(ccl_engine* engine, int64_t* ints, double* floats,
+                                        uintptr_t stream) {
   return guarded([&] {
     check_engine(engine);
     settle(*engine);
@@ -706,10 +712,10 @@ ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* 
     if (!r) throw Invalid("device columns need the last frame to be a device image on the CUDA backend");
     const uint32_t n = engine->result.num_components;
     if (n && (!ints || !floats)) throw Invalid("ints or floats is NULL");
-    r->side->begin(engine->device_stream);
-    r->side->device_columns(r->engine->device_components(), n, ints, floats,
-                            engine->device_stream);
-    r->side->end(engine->device_stream);
+    // begin() orders the stream after the frame's work, whichever stream that was on.
+    r->side->begin(stream);
+    r->side->device_columns(r->engine->device_components(), n, ints, floats, stream);
+    r->side->end(stream);
   });
 }
 

@@ -163,6 +163,15 @@ def _resolve_cupy():
         _CupyFast.ndarray = None
 
 
+def cupy_stream():
+    """The stream CuPy's next work goes to, named as its __cuda_array_interface__ names
+    it (the legacy (1) or per-thread (2) default stream for 0)."""
+    stream = _CupyFast.stream_ptr()
+    if not stream:
+        stream = 2 if _CupyFast.ptds() else 1
+    return stream
+
+
 def _cupy(image):
     """Input of a CuPy array from its attributes, naming the stream as CuPy's own
     __cuda_array_interface__ (v3) does: the current stream, the legacy (1) or
@@ -170,10 +179,7 @@ def _cupy(image):
     x = _shaped(image, image.dtype.str)
     memptr = image.data
     x.pointer = memptr.ptr
-    stream = _CupyFast.stream_ptr()
-    if not stream:
-        stream = 2 if _CupyFast.ptds() else 1
-    x.stream = stream
+    x.stream = cupy_stream()
     x.kind, x.memory, x.owner = "cupy", _lib.MEMORY_DEVICE, image
     x.device = memptr.device_id
     return x

@@ -141,6 +141,7 @@ def _load():
     if hasattr(lib, "ccl_engine_submit"):  # absent from an older libccl
         fn("ccl_engine_submit", ctypes.c_int, _ptr, _ptr, _ptr, _ptr, _ptr, _ptr)
         fn("ccl_engine_wait", ctypes.c_int, _ptr, _ptr)
+        fn("ccl_engine_device_columns_on", ctypes.c_int, _ptr, _ptr, _ptr, ctypes.c_size_t)
     fn("ccl_engine_components", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
     fn("ccl_engine_columns", ctypes.c_int, _ptr, _ptr, _ptr)
     fn("ccl_engine_device_columns", ctypes.c_int, _ptr, _ptr, _ptr)

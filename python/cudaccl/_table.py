@@ -11,6 +11,7 @@ _INT_BLOB_COLUMNS = ("euler_number",)  # integers in skimage's tables too
 _columns = _lib.lib.ccl_engine_columns
 _device_columns = _lib.lib.ccl_engine_device_columns
 _wait = getattr(_lib.lib, "ccl_engine_wait", None)
+_device_columns_on = getattr(_lib.lib, "ccl_engine_device_columns_on", None)
 _NAMES = _lib.INT_COLUMNS + _lib.FLOAT_COLUMNS
 _ROWS = _INTS + _FLOATS
 _FLOAT64 = np.dtype(np.float64)
@@ -103,7 +104,9 @@ class LazyTable(dict):
             if status:
                 raise _lib.error(status)
             n = result.num_components
-            self._block = _device_block(engine, n, x)
+            # On the stream current now: the frame's own may be gone, and this is
+            # where the reader's next work goes (ordered after the frame by the engine).
+            self._block = _device_block(engine, n, x, _arrays.cupy_stream())
             self._n = n
             self._frame = None
 
@@ -196,12 +199,16 @@ _CUPY_NDARRAY = [None]
 _PENDING_ROW = dict.fromkeys(_NAMES, _PENDING)
 
 
-def _device_block(engine, n, x):
-    """One CuPy allocation holding the n rows of every column, written on the device."""
+def _device_block(engine, n, x, stream=None):
+    """One CuPy allocation holding the n rows of every column, written on the device (on
+    `stream` when given, else on the frame's own stream)."""
     block = _arrays.cupy_empty((_ROWS * n,), _FLOAT64, x.device)
     if n:
         base = block.data.ptr
-        status = _device_columns(engine, base, base + _INTS * n * 8)
+        if stream is None:
+            status = _device_columns(engine, base, base + _INTS * n * 8)
+        else:
+            status = _device_columns_on(engine, base, base + _INTS * n * 8, stream)
         if status:
             raise _lib.error(status)
     if _CUPY_NDARRAY[0] is None:
@@ -213,8 +220,8 @@ def submitted_table(engine, x, lock, result, result_at):
     """device_table for a frame that ccl_engine_submit left in flight (CuPy input): the
     call did not wait for the GPU, so neither the component count nor the columns exist
     yet. The first read of any column waits for the frame (ccl_engine_wait) and makes
-    them; so does the engine's next call (settle_before_next), which would otherwise
-    overwrite the frame's table. `lock` serializes the two, as the table may be read on
+    them, on the stream current then; so does the thread's next label() call
+    (settle_submitted), which would otherwise overwrite the frame's table. `lock` serializes the two, as the table may be read on
     another thread; `result` (at `result_at`) receives the frame's counts."""
     table = LazyTable(_PENDING_ROW)
     table._block = None

@@ -288,6 +288,12 @@ ccl_status ccl_engine_columns(ccl_engine* engine, int64_t* ints, double* floats)
    not waited for. Options reporting no component (max_components 0) spare that frame
    the table's copy to the host. */
 ccl_status ccl_engine_device_columns(ccl_engine* engine, int64_t* ints, double* floats);
+/* The same, written on `stream` (a cudaStream_t; 0 the legacy default stream), ordered
+   after the frame's own work whatever stream that was queued on: for a frame that
+   ccl_engine_submit left in flight, whose stream may be gone by the time its columns
+   are wanted. */
+ccl_status ccl_engine_device_columns_on(ccl_engine* engine, int64_t* ints, double* floats,
+                                        uintptr_t stream);
 /* The last frame's blobs (num_reported of them, parallel to ccl_engine_components),
    valid until the engine's next frame; *data NULL and *count 0 when the frame's options
    asked for no property and set no blob filter. */
