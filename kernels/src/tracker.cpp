@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "ccl/track_search.h"
 #include "tracker_state.h"
 
 namespace ccl {
@@ -49,7 +50,7 @@ struct PointedComponents {
 
 template <typename Input>
 void Tracker::Impl::update(int w, int h, const Input& components, size_t n,
-                           std::vector<TrackInfo>& out) {
+                           std::vector<TrackInfo>& out, cuda::TrackSearch* search) {
   if (w <= 0 || h <= 0) throw Error("tracker: frame size must be positive");
   if (w != width || h != height) {
     clear_tracks();
@@ -61,8 +62,16 @@ void Tracker::Impl::update(int w, int h, const Input& components, size_t n,
   take_input(components, n);
   resolve_merges();        // tracker_splits.cpp
   frame_margins();         // tracker_predict.cpp (make_probe is called by the pairing)
-  build_grid();            // tracker_pairing.cpp
-  collect_pairs();         // tracker_pairing.cpp
+  GridPlan plan;
+  found_frame = search && plan_grid(plan);  // tracker_found.cpp
+  if (found_frame) {
+    collect_found_pairs(*search, components, n, plan);  // tracker_found.cpp
+  } else {
+    // A device table given for this frame is spent all the same.
+    if (search) search->use_device_table(nullptr, 0);
+    build_grid();    // tracker_pairing.cpp
+    collect_pairs();  // tracker_pairing.cpp
+  }
   match_one_to_one();      // tracker_matching.cpp
   swap_crossed_matches();  // tracker_matching.cpp
   split_stage();           // tracker_splits.cpp
@@ -107,6 +116,7 @@ inline void Tracker::Impl::take_input(const Input& components, size_t n) {
       take_component(dets[k], components[order[k]]);
     }
   }
+  in_label_order = sorted;
   det_track.assign(n, -1);
   det_cost.assign(n, std::numeric_limits<double>::quiet_NaN());
 }
@@ -260,6 +270,11 @@ void Tracker::update(int width, int height, const Component* const* components, 
 void Tracker::update(int width, int height, TableView components,
                      std::vector<TrackInfo>& out) {
   impl_->update(width, height, components.data, components.size, out);
+}
+
+void Tracker::update(int width, int height, TableView components, cuda::TrackSearch& search,
+                     std::vector<TrackInfo>& out) {
+  impl_->update(width, height, components.data, components.size, out, &search);
 }
 
 void Tracker::trail(size_t i, std::vector<TrailPoint>& out) const {

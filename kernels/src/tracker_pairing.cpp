@@ -4,6 +4,7 @@
 // A track keeps its few cheapest pairs; each track's and each component's cheapest pair
 // are noted for the matching (tracker_matching.cpp).
 #include "tracker_state.h"
+#include "tracker_keep.h"
 
 #include <algorithm>
 #include <array>
@@ -203,89 +204,6 @@ inline void Tracker::Impl::drop_repeats(size_t first, size_t& n) {
   n = kept;
 }
 
-// a when c holds, else b, without a branch: the selections below go either way as
-// often, which the processor cannot predict.
-template <typename T>
-inline T pick(bool c, T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return T(U(b) ^ ((U(a) ^ U(b)) & (U(0) - U(c))));
-}
-
-inline double pick(bool c, double a, double b) {
-  uint64_t ua, ub;
-  std::memcpy(&ua, &a, 8);
-  std::memcpy(&ub, &b, 8);
-  const uint64_t r = pick(c, ua, ub);
-  double d;
-  std::memcpy(&d, &r, 8);
-  return d;
-}
-
-// Whether pair a of a track comes after its pair b (the order of before_in_track),
-// computed without branches.
-inline bool Tracker::Impl::after_in_track(const Candidate& a, const Candidate& b) {
-  return (a.cost > b.cost) | ((a.cost == b.cost) & (a.label > b.label));
-}
-
-// In a crowd (noise around a blob covering the frame) a gate can meet hundreds of
-// components; only its cheapest few can matter, and keeping more would make the
-// matching quadratic. Which few is all that matters here: their order is only
-// restored (restore_order) where it can change a swap. Returns the new end.
-inline size_t Tracker::Impl::keep_cheapest(Candidate* p, size_t first, size_t end) {
-  if (end - first > 3 * kMaxPairsPerTrack) {
-    std::nth_element(p + first, p + first + kMaxPairsPerTrack, p + end,
-                     [](const Candidate& a, const Candidate& b) { return after_in_track(b, a); });
-    return first + kMaxPairsPerTrack;
-  }
-  while (end - first > kMaxPairsPerTrack) {
-    // The worst, unique in this total order, found as the worse of the worst of the
-    // even and of the odd places: each comparison waits on the one before it in its
-    // half only, and the worst so far is held, not looked up again.
-    struct Worst {
-      size_t at;
-      Candidate c;
-      void see(size_t q, const Candidate& x) {
-        const bool worse = after_in_track(x, c);
-        at = pick(worse, q, at);
-        c.cost = pick(worse, x.cost, c.cost);
-        c.label = pick(worse, x.label, c.label);
-      }
-    };
-    Worst even{first, p[first]}, odd{first + 1, p[first + 1]};
-    size_t q = first + 2;
-    for (; q + 1 < end; q += 2) {
-      even.see(q, p[q]);
-      odd.see(q + 1, p[q + 1]);
-    }
-    if (q < end) even.see(q, p[q]);
-    const size_t worst = after_in_track(odd.c, even.c) ? odd.at : even.at;
-    p[worst] = p[--end];
-  }
-  return end;
-}
-
-// Appends track s's pairs cand[first, end) to pairs, updating each component's
-// cheapest pair so far; returns track s's cheapest.
-inline Tracker::Impl::Best Tracker::Impl::note_bests(size_t s, size_t first, size_t end) {
-  const uint64_t id = tracks[s].id;
-  size_t best = first;
-  pair_first[s] = int32_t(npairs);
-  for (size_t c = first; c < end; ++c) {
-    const Candidate& cd = cand[c];
-    best = pick(after_in_track(cand[best], cd), c, best);
-    const int32_t p = int32_t(npairs++);
-    pairs[size_t(p)] = {cd.cost, int32_t(s), cd.det};
-    DetBest& b = det_best[size_t(cd.det)];
-    // Between pairs of one component the order is cost, then track id.
-    const bool take = (b.pair < 0) | (cd.cost < b.cost) | ((cd.cost == b.cost) & (id < b.id));
-    b.cost = pick(take, cd.cost, b.cost);
-    b.id = pick(take, id, b.id);
-    b.pair = pick(take, p, b.pair);
-  }
-  pair_end[s] = int32_t(npairs);
-  return {pair_first[s] + int32_t(best - first), cand[best].det, cand[best].cost};
-}
-
 // Pairs of the tracks slots[0, count), appended to pairs.
 inline void Tracker::Impl::search(const int32_t* slots, size_t count) {
   Probe probe[kChunk];
@@ -333,7 +251,7 @@ inline void Tracker::Impl::search(const int32_t* slots, size_t count) {
       flags[s] |= kTruncated;
     }
     searching[nsearching] = int32_t(s);
-    searching_best[nsearching++] = note_bests(s, first[k], end);
+    searching_best[nsearching++] = note_bests(s, cand.data() + first[k], end - first[k]);
   }
 }
 
@@ -373,6 +291,7 @@ void Tracker::Impl::collect_pairs() {
 // pairs in grid order, cut to the cheapest by std::nth_element. Called by the
 // matching (swap_crossed_matches) before it walks the pairs of a track cut here.
 void Tracker::Impl::restore_order(int32_t s) {
+  if (found_frame) build_host_grid();  // tracker_found.cpp
   Probe probe;
   make_probe(size_t(s), probe);
   size_t n = 0;  // the matching is past search(): its candidates may go

@@ -4,6 +4,7 @@
 //                         the input and reports each component's track
 //   tracker_predict.cpp   where each track is expected and the gate it searches
 //   tracker_pairing.cpp   the grid, and the pairs of gates and components
+//   tracker_found.cpp     the pairs from candidates found on a device (track_search.h)
 //   tracker_matching.cpp  one-to-one matching of the pairs, crossed matches swapped
 //   tracker_splits.cpp    splits and merges, and the tracks waiting merged
 //
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "ccl/tracker.h"
+#include "tracker_search.h"
 
 namespace ccl::tracking {
 
@@ -158,29 +160,14 @@ struct Tracker::Impl {
     int32_t det;
   };
 
-  // A pair of the track search() is looking at, with what ordering its pairs needs.
-  struct Candidate {
-    double cost;
-    int32_t det;
-    uint32_t label;
-  };
+  // A pair of the track search() is looking at, and what the pairing reads of a
+  // track that searches: shared with a search on the device (tracker_search.h).
+  using Candidate = tracking::Candidate;
+  using Probe = tracking::Probe;
 
   struct Pair {
     double cost;
     int32_t track, det;
-  };
-
-  // What the pairing reads of a track that searches this frame.
-  struct Probe {
-    double px, py;     // predicted centroid
-    double inv_scale;  // 1 / the unwidened margin: distances are costed in it
-    double area;       // last seen area
-    double unseen_cost;  // kUnseenWeight per missed frame
-    // The gate (predicted box grown by the widened margin) rounded outwards: boxes
-    // have integer edges, so this changes no answer and keeps the test in integers.
-    int32_t gx0, gy0, gx1, gy1;
-    int32_t span[4];  // the grid cells to look in
-    bool in_grid;     // false: no cell to look in
   };
 
   // The cheapest pair of a component so far: cost, then track id (the label is its own).
@@ -219,6 +206,7 @@ struct Tracker::Impl {
   // Per frame.
   std::vector<Det> dets;
   std::vector<uint32_t> order;  // dets[k] is input component order[k]
+  bool in_label_order = true;   // order[k] == k
   std::vector<uint64_t> keyed;
   std::vector<int32_t> det_track;
   // The cost of each component's match, NaN while it has none: one look-up in
@@ -254,6 +242,11 @@ struct Tracker::Impl {
   std::vector<int32_t> item_x0, item_y0, item_x1, item_y1, item_det;
   std::vector<Entry> wide;
   int32_t small_w = 0, small_h = 0;  // the largest small component's box
+  // A frame whose candidates came from a search elsewhere (tracker_found.cpp): the
+  // answer, the slot of each probe, and whether the host's grid was built after all.
+  bool found_frame = false, host_grid = false;
+  tracking::SearchAnswer found;
+  std::vector<int32_t> probe_slot;
   std::vector<uint32_t> stamp;
   uint32_t query_count = 0;
   std::vector<int32_t> parent_of_det;
@@ -270,8 +263,10 @@ struct Tracker::Impl {
 
   // tracker.cpp
   // Input: anything that gives the i-th component as components[i].
+  // search: where the pairs come from (null: the host's grid).
   template <typename Input>
-  void update(int w, int h, const Input& components, size_t n, std::vector<TrackInfo>& out);
+  void update(int w, int h, const Input& components, size_t n, std::vector<TrackInfo>& out,
+              cuda::TrackSearch* search = nullptr);
   inline void clear_tracks();
   template <typename Input>
   inline void take_input(const Input& components, size_t n);
@@ -291,13 +286,24 @@ struct Tracker::Impl {
   inline void search(const int32_t* slots, size_t count);
   inline void gather(const Probe& t, size_t& n);
   inline void drop_repeats(size_t first, size_t& n);
-  inline Best note_bests(size_t s, size_t first, size_t end);
+  inline Best note_bests(size_t s, const Candidate* list, size_t count);
   inline unsigned meets_of_four(const Probe& t, int32_t i) const;
   static inline double pair_cost(const Probe& t, const Det& d);
   static inline void pair_costs(const Probe& t0, const Det& d0, const Probe& t1, const Det& d1,
                                 double* c0, double* c1);
   static inline bool after_in_track(const Candidate& a, const Candidate& b);
   static inline size_t keep_cheapest(Candidate* p, size_t first, size_t end);
+
+  // tracker_found.cpp
+  bool plan_grid(tracking::GridPlan& plan);
+  // components: the frame's table as update() got it, n of them.
+  void collect_found_pairs(cuda::TrackSearch& search, const Component* components, size_t n,
+                           const tracking::GridPlan& plan);
+  template <typename Input>
+  void collect_found_pairs(cuda::TrackSearch&, const Input&, size_t, const tracking::GridPlan&) {
+    // Only update(TableView, TrackSearch&) searches elsewhere; never called.
+  }
+  void build_host_grid();
 
   // tracker_matching.cpp
   void match_one_to_one();

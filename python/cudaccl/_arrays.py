@@ -166,6 +166,8 @@ def _resolve_cupy():
 def cupy_stream():
     """The stream CuPy's next work goes to, named as its __cuda_array_interface__ names
     it (the legacy (1) or per-thread (2) default stream for 0)."""
+    if _CupyFast.stream_ptr is None:  # a CuPy without the fast lookup
+        return _current_stream("cupy") or 1
     stream = _CupyFast.stream_ptr()
     if not stream:
         stream = 2 if _CupyFast.ptds() else 1

@@ -20,7 +20,8 @@
 //    merged component splits again within the lost limit;
 //  - a change of frame size starts afresh (reset()).
 //
-// The tracker runs on the host and costs no GPU time.
+// The tracker runs on the host and costs no GPU time; with many components its pairing
+// can run on a CUDA device instead (ccl/track_search.h), with the same result.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +32,10 @@
 #include "ccl/types.h"
 
 namespace ccl {
+
+namespace cuda {
+class TrackSearch;  // ccl/track_search.h
+}
 
 struct TrackerOptions {
   /// Frames a track may go unseen and still take its id back (0: a track ends on its
@@ -82,6 +87,10 @@ class Tracker {
   void update(int width, int height, const Component* const* components, size_t n,
               std::vector<TrackInfo>& out);
   void update(int width, int height, TableView components, std::vector<TrackInfo>& out);
+  /// The same, with the gates' search for components run by `search` on its device:
+  /// the same tracks, field for field, as update() without it.
+  void update(int width, int height, TableView components, cuda::TrackSearch& search,
+              std::vector<TrackInfo>& out);
   void update(int width, int height, const std::vector<Component>& components,
               std::vector<TrackInfo>& out) {
     update(width, height, TableView{components.data(), uint32_t(components.size())}, out);
