@@ -29,6 +29,7 @@
 #include "ccl/cuda_engine.h"
 #include "ccl/track_search.h"
 #include "ccl/tracker.h"
+#include "compare.h"
 #include "scenes.h"
 #include "stats.h"
 
@@ -107,18 +108,6 @@ int timed_frames(int count, const Settings& s) {
   return count >= 100000 ? std::max(10, s.frames / 10) : s.frames;
 }
 
-std::string first_difference(const ccl::TrackInfo& a, const ccl::TrackInfo& b) {
-  if (a.id != b.id) return "id";
-  if (a.parent_id != b.parent_id) return "parent_id";
-  if (a.age != b.age) return "age";
-  if (a.frames_unseen != b.frames_unseen) return "frames_unseen";
-  if (a.velocity_x != b.velocity_x || a.velocity_y != b.velocity_y) return "velocity";
-  if (a.predicted_x != b.predicted_x || a.predicted_y != b.predicted_y ||
-      a.predicted_width != b.predicted_width || a.predicted_height != b.predicted_height)
-    return "predicted box";
-  return "";
-}
-
 struct DeviceRow {
   bench::Spread host_ms;  // host-only update
   bench::Spread cpu_ms, gpu_ms, wall_ms;  // update with the device's search
@@ -154,7 +143,7 @@ DeviceRow measure_device(int width, int height, const Tables& tables, const Sett
         candidates += double(search.last_candidates());
       }
       for (size_t i = 0; i < want.size() && i < got.size(); ++i) {
-        const std::string what = first_difference(got[i], want[i]);
+        const std::string what = ccl::test::track_difference(got[i], want[i]);
         if (what.empty()) continue;
         if (row.mismatches++ < 10)
           std::printf("MISMATCH %dx%d frame %zu component %zu: %s (device id %llu, host id %llu)\n",

@@ -22,11 +22,7 @@ using namespace tracking;
 // only the host's grid can repeat; such a frame is searched on the host, and nothing
 // of det_cells is changed here that build_grid() would read differently.
 bool Tracker::Impl::plan_grid(GridPlan& plan) {
-  const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
-  cell = std::max(kMinCell, int(std::sqrt(double(width) * height / double(n))) + 1);
-  inv_cell = 1.0 / cell;
-  grid_w = (width + cell - 1) / cell;
-  grid_h = (height + cell - 1) / cell;
+  grid_shape();
   det_cells.resize(dets.size());
   any_big = false;
   small_w = small_h = 0;
@@ -38,8 +34,7 @@ bool Tracker::Impl::plan_grid(GridPlan& plan) {
     if (w <= cell && h <= cell) {
       small_w = std::max(small_w, w);
       small_h = std::max(small_h, h);
-      const int32_t cx = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
-      const int32_t cy = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
+      const auto [cx, cy] = small_cell(det);
       cells = {cx, cy, cx, cy};
       ++listings;
       continue;

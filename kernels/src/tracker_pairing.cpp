@@ -27,11 +27,7 @@ using namespace tracking;
 // box; a larger one is listed in every cell its box covers (and deduplicated when
 // found); one over more than kWideBox cells is tried against every gate.
 void Tracker::Impl::build_grid() {
-  const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
-  cell = std::max(kMinCell, int(std::sqrt(double(width) * height / double(n))) + 1);
-  inv_cell = 1.0 / cell;
-  grid_w = (width + cell - 1) / cell;
-  grid_h = (height + cell - 1) / cell;
+  grid_shape();
   cell_start.assign(size_t(grid_w) * size_t(grid_h) + 1, 0);
   // Kept from frame to frame, as it always was: a big box wholly outside the frame
   // (no cell) keeps the cells its slot had, and changing that would change ids.
@@ -48,8 +44,7 @@ void Tracker::Impl::build_grid() {
     if (w <= cell && h <= cell) {
       small_w = std::max(small_w, w);
       small_h = std::max(small_h, h);
-      const int32_t cx = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
-      const int32_t cy = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
+      const auto [cx, cy] = small_cell(det);
       cells = {cx, cy, cx, cy};
       det_cell[d] = cy * grid_w + cx;
       ++cell_start[size_t(det_cell[d]) + 1];

@@ -281,6 +281,20 @@ struct Tracker::Impl {
 
   // tracker_pairing.cpp
   void build_grid();
+  // The grid's shape for this frame: about one component per cell, cells at least
+  // kMinCell wide. build_grid() and plan_grid() (the device's grid) must agree on it.
+  void grid_shape() {
+    const int64_t n = std::max<int64_t>(int64_t(dets.size()), 1);
+    cell = std::max(tracking::kMinCell, int(std::sqrt(double(width) * height / double(n))) + 1);
+    inv_cell = 1.0 / cell;
+    grid_w = (width + cell - 1) / cell;
+    grid_h = (height + cell - 1) / cell;
+  }
+  // The cell of a box no larger than a cell: its top-left corner's.
+  std::array<int32_t, 2> small_cell(const Det& det) const {
+    return {std::min(grid_w - 1, int(double(det.x0) * inv_cell)),
+            std::min(grid_h - 1, int(double(det.y0) * inv_cell))};
+  }
   void collect_pairs();
   void restore_order(int32_t s);
   inline void search(const int32_t* slots, size_t count);

@@ -62,4 +62,16 @@ std::string difference(const Result& got, const Result& want, bool compare_label
   return s.str();
 }
 
+std::string track_difference(const TrackInfo& a, const TrackInfo& b) {
+  if (a.id != b.id) return "id " + std::to_string(a.id) + " vs " + std::to_string(b.id);
+  if (a.parent_id != b.parent_id) return "parent_id";
+  if (a.age != b.age) return "age";
+  if (a.frames_unseen != b.frames_unseen) return "frames_unseen";
+  if (a.velocity_x != b.velocity_x || a.velocity_y != b.velocity_y) return "velocity";
+  if (a.predicted_x != b.predicted_x || a.predicted_y != b.predicted_y ||
+      a.predicted_width != b.predicted_width || a.predicted_height != b.predicted_height)
+    return "predicted box";
+  return "";
+}
+
 }  // namespace ccl::test

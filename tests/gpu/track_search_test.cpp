@@ -14,6 +14,7 @@
 
 #include "ccl/track_search.h"
 #include "ccl/tracker.h"
+#include "compare.h"
 #include "gpu_test_support.h"
 #include "scenes.h"
 
@@ -119,18 +120,6 @@ Sequence scene_sequence(const std::string& name, const test::Scene& scene) {
   return seq;
 }
 
-std::string differs(const TrackInfo& a, const TrackInfo& b) {
-  if (a.id != b.id) return "id " + std::to_string(a.id) + " vs " + std::to_string(b.id);
-  if (a.parent_id != b.parent_id) return "parent_id";
-  if (a.age != b.age) return "age";
-  if (a.frames_unseen != b.frames_unseen) return "frames_unseen";
-  if (a.velocity_x != b.velocity_x || a.velocity_y != b.velocity_y) return "velocity";
-  if (a.predicted_x != b.predicted_x || a.predicted_y != b.predicted_y ||
-      a.predicted_width != b.predicted_width || a.predicted_height != b.predicted_height)
-    return "predicted box";
-  return "";
-}
-
 // upload: each table copied to the device before its frame (as a caller whose table
 // is on the device already gives it), instead of by update().
 void expect_same_tracks(const Sequence& seq, bool upload = false) {
@@ -146,7 +135,7 @@ void expect_same_tracks(const Sequence& seq, bool upload = false) {
     candidates += search.last_candidates();
     ASSERT_EQ(got.size(), want.size()) << seq.name << " frame " << t;
     for (size_t i = 0; i < want.size(); ++i)
-      ASSERT_EQ(differs(got[i], want[i]), "")
+      ASSERT_EQ(test::track_difference(got[i], want[i]), "")
           << seq.name << " frame " << t << " component " << i << " of " << want.size();
     ASSERT_EQ(device.live_tracks(), host.live_tracks()) << seq.name << " frame " << t;
   }
