@@ -86,6 +86,16 @@ CCL_LANE_INLINE void swap_lanes(VI& a, VI& b, VI sw) {
   b = sel(sw, x, y);
 }
 
+/// True when any lane of the mask is set: a branch around work that would change no
+/// lane (the result is the same either way; only the time differs).
+CCL_LANE_INLINE bool any_lane(VI mask) {
+  typedef uint8_t VB __attribute__((vector_size(kLanes)));
+  const VB bytes = __builtin_convertvector(mask, VB);
+  uint64_t word;
+  __builtin_memcpy(&word, &bytes, sizeof word);
+  return word != 0;
+}
+
 /// One bubble pass of sort_modes over the lanes whose `on` is set.
 template <int C>
 CCL_LANE_INLINE void sort_pass_lanes(LaneModes<C>& s, VI on) {
@@ -172,11 +182,20 @@ CCL_LANE_INLINE VI step_lanes(LaneModes<C>& s, const VI (&x)[C], const StepParam
     // (its rate is not used).
     const VI den = sel(fits & (hit_wh > p.alpha), hit_wh, splat(p.alpha));
     const VI rate = __builtin_convertvector(rate_num / __builtin_convertvector(den, VD), VI);
-    VI m[C], var = splat(0);
-    for (int c = 0; c < C; ++c) m[c] = splat(0);
-    for (int k = 0; k < kModes; ++k) {
-      var |= hits[k] & s.v[k];
-      for (int c = 0; c < C; ++c) m[c] |= hits[k] & s.m[k][c];
+    // In a still scene every pixel of most blocks matches its first mode: then the
+    // matched mode is that one in every lane, with no gathering and scattering.
+    const bool first = !any_lane(~hits[0]);
+    VI m[C], var;
+    if (first) {
+      var = s.v[0];
+      for (int c = 0; c < C; ++c) m[c] = s.m[0][c];
+    } else {
+      var = splat(0);
+      for (int c = 0; c < C; ++c) m[c] = splat(0);
+      for (int k = 0; k < kModes; ++k) {
+        var |= hits[k] & s.v[k];
+        for (int c = 0; c < C; ++c) m[c] |= hits[k] & s.m[k][c];
+      }
     }
     for (int c = 0; c < C; ++c) m[c] += mul_rate(x[c] - m[c], rate);
     // A lane that matched has dist < match_mode * var <= 2^12 * 2^16: (dist >> 8) - var
@@ -184,13 +203,23 @@ CCL_LANE_INLINE VI step_lanes(LaneModes<C>& s, const VI (&x)[C], const StepParam
     const VI e = sel(fits, VI(VU(hit_dist) >> 8) - var, splat(0));
     VI nv = var + mul_rate(e, rate);
     nv = sel(nv < p.var_min, splat(p.var_min), sel(nv > p.var_max, splat(p.var_max), nv));
-    for (int k = 0; k < kModes; ++k) {
-      s.v[k] = sel(hits[k], nv, s.v[k]);
-      for (int c = 0; c < C; ++c) s.m[k][c] = sel(hits[k], m[c], s.m[k][c]);
+    if (first) {
+      s.v[0] = nv;
+      for (int c = 0; c < C; ++c) s.m[0][c] = m[c];
+    } else {
+      for (int k = 0; k < kModes; ++k) {
+        s.v[k] = sel(hits[k], nv, s.v[k]);
+        for (int c = 0; c < C; ++c) s.m[k][c] = sel(hits[k], m[c], s.m[k][c]);
+      }
     }
   }
   if (learn) {
-    for (int pass = 0; pass < kModes - 1; ++pass) sort_pass_lanes(s, n - 1 > pass);
+    // Most pixels' modes are still in order after the update: when no lane's weights
+    // rise anywhere along the modes, no pass of the sort would swap a thing.
+    VI rises = s.w[1] > s.w[0];
+    for (int k = 2; k < kModes; ++k) rises |= s.w[k] > s.w[k - 1];
+    if (any_lane(rises))
+      for (int pass = 0; pass < kModes - 1; ++pass) sort_pass_lanes(s, n - 1 > pass);
     n = mode_count_lanes(s);
     const VI some = total > 0;
     const VD scale = floor_d(splat_d(4294967295.0) /
@@ -200,22 +229,25 @@ CCL_LANE_INLINE VI step_lanes(LaneModes<C>& s, const VI (&x)[C], const StepParam
       const VD nw = (__builtin_convertvector(w, VD) * scale + 32768.0) * (1.0 / 65536.0);
       s.w[k] = sel(some & (n > k), __builtin_convertvector(nw, VI), w);
     }
-    // A new mode where no mode matched, in place of the lightest when all are taken.
+    // A new mode where no mode matched, in place of the lightest when all are taken
+    // (nothing to do in a block where every pixel matched, as most do).
     const VI none = fits == 0;
-    const VI slot = sel(n < kModes, n, splat(kModes - 1));
-    const VI n2 = sel(n < kModes, n + 1, n);
-    for (int k = 0; k < kModes; ++k) {
-      VI w = s.w[k];
-      const VI decayed = w - VI((VU(w) * alpha + 32768u) >> 16);
-      w = sel(none & (slot > k) & (n2 > 1), decayed, w);
-      const VI put = none & (slot == k);
-      w = sel(put, sel(n2 == 1, splat(kOne), splat(p.alpha)), w);
-      s.w[k] = w;
-      s.v[k] = sel(put, splat(p.var_init), s.v[k]);
-      for (int c = 0; c < C; ++c) s.m[k][c] = sel(put, x[c], s.m[k][c]);
+    if (any_lane(none)) {
+      const VI slot = sel(n < kModes, n, splat(kModes - 1));
+      const VI n2 = sel(n < kModes, n + 1, n);
+      for (int k = 0; k < kModes; ++k) {
+        VI w = s.w[k];
+        const VI decayed = w - VI((VU(w) * alpha + 32768u) >> 16);
+        w = sel(none & (slot > k) & (n2 > 1), decayed, w);
+        const VI put = none & (slot == k);
+        w = sel(put, sel(n2 == 1, splat(kOne), splat(p.alpha)), w);
+        s.w[k] = w;
+        s.v[k] = sel(put, splat(p.var_init), s.v[k]);
+        for (int c = 0; c < C; ++c) s.m[k][c] = sel(put, x[c], s.m[k][c]);
+      }
+      n = sel(none, n2, n);
+      sort_pass_lanes(s, none);
     }
-    n = sel(none, n2, n);
-    sort_pass_lanes(s, none);
     for (int k = 0; k < kModes; ++k) {
       const VI on = n > k;
       s.w[k] &= on;
@@ -224,6 +256,16 @@ CCL_LANE_INLINE VI step_lanes(LaneModes<C>& s, const VI (&x)[C], const StepParam
     }
   }
   return p.first ? splat(0) : background == 0;
+}
+
+/// bg::yuv_to_rgb on every lane: the same 32-bit products, shifts and clamps.
+CCL_LANE_INLINE void yuv_to_rgb_lanes(VI y, VI u, VI v, VI (&o)[3]) {
+  const VI c = (y - 16) * 76309, d = u - 128, e = v - 128;
+  o[0] = (c + 104597 * e + 128) >> 8;
+  o[1] = (c - 25675 * d - 53279 * e + 128) >> 8;
+  o[2] = (c + 132201 * d + 128) >> 8;
+  for (int k = 0; k < 3; ++k)
+    o[k] = sel(o[k] < 0, splat(0), sel(o[k] > kWhite, splat(kWhite), o[k]));
 }
 
 /// Pixels [i, i + kLanes) of the state planes, at row y from column x0.
@@ -244,6 +286,39 @@ CCL_LANE_INLINE void block_lanes(const Planes& f, int x0, int y, uint16_t* st, s
     VI v;
     __builtin_memcpy(&v, f.base[0] + size_t(y) * f.stride[0] + 4 * size_t(x0), sizeof v);
     for (int c = 0; c < C; ++c) x[c] = ((v >> (8 * c)) & 255) << 8;
+  } else if constexpr (std::is_same_v<Reader, ReadI420> || std::is_same_v<Reader, ReadNV12>) {
+    // Lane l takes chroma sample x0 / 2 + l / 2: x0 is even, and the chroma bytes read
+    // (4 of each plane, or 8 interleaved) end within the row, as the luma's 8 do. A
+    // sample c doubled into two bytes is the 16-bit word c * 0x0101 (little-endian, as
+    // x86 and the Jetsons' ARM cores are), which spares a shuffle that GCC and Clang
+    // spell differently.
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                  "the chroma's doubling assumes little-endian words");
+    typedef uint8_t VB __attribute__((vector_size(kLanes)));
+    typedef uint16_t VW __attribute__((vector_size(kLanes)));  // 4 words
+    typedef uint8_t VQ __attribute__((vector_size(kLanes / 2)));
+    VB luma, u, v;
+    __builtin_memcpy(&luma, f.base[0] + size_t(y) * f.stride[0] + x0, sizeof luma);
+    VW cu, cv;
+    if constexpr (std::is_same_v<Reader, ReadI420>) {
+      VQ qu, qv;
+      __builtin_memcpy(&qu, f.base[1] + size_t(y >> 1) * f.stride[1] + (x0 >> 1), sizeof qu);
+      __builtin_memcpy(&qv, f.base[2] + size_t(y >> 1) * f.stride[2] + (x0 >> 1), sizeof qv);
+      cu = __builtin_convertvector(qu, VW);
+      cv = __builtin_convertvector(qv, VW);
+    } else {
+      VW uv;  // word k: U of sample k in its low byte, V in its high byte
+      __builtin_memcpy(&uv, f.base[1] + size_t(y >> 1) * f.stride[1] + 2 * size_t(x0 >> 1),
+                       sizeof uv);
+      cu = uv & 255;
+      cv = uv >> 8;
+    }
+    cu *= 0x0101;
+    cv *= 0x0101;
+    __builtin_memcpy(&u, &cu, sizeof u);
+    __builtin_memcpy(&v, &cv, sizeof v);
+    yuv_to_rgb_lanes(__builtin_convertvector(luma, VI), __builtin_convertvector(u, VI),
+                     __builtin_convertvector(v, VI), x);
   } else {
     for (int l = 0; l < kLanes; ++l) {
       int32_t px[C];
@@ -272,8 +347,14 @@ CCL_LANE_INLINE void block_lanes(const Planes& f, int x0, int y, uint16_t* st, s
     store_plane(L::var(k), s.v[k]);
     for (int c = 0; c < C; ++c) store_plane(L::mean(k, c), s.m[k][c]);
   }
-  for (int l = 0; l < kLanes; ++l) out[i + l] = fg[l] ? 1 : 0;
-  if (!p.shadows) return;
+  // The lanes' 0 / -1 as the mask's 0 / 1 bytes, in one store; a block without
+  // foreground (most of them) has no shadow to look for.
+  typedef uint8_t VB __attribute__((vector_size(kLanes)));
+  const VB bytes = __builtin_convertvector(-fg, VB);
+  __builtin_memcpy(out + i, &bytes, sizeof bytes);
+  uint64_t any;
+  __builtin_memcpy(&any, &bytes, sizeof any);
+  if (!p.shadows || !any) return;
   for (int l = 0; l < kLanes; ++l) {
     if (!fg[l]) continue;
     // The modes as bg::step holds them when it tests (a weight of kOne unclamped).

@@ -1,12 +1,13 @@
 // The foreground stage on the CPU (ccl/foreground.h): the same per-pixel model as the
 // GPU (background_model.h, run a vector of pixels at a time by background_model_simd.h
 // with the same results), the region and the cleanup. It is the oracle the GPU's
-// masks are compared with, and the production CPU path: rows are split into stripes
-// over the calling thread's pool (parallel.h), and every pixel's result depends on the
-// frame alone, so the mask is the same for any number of threads.
+// masks are compared with, and the production CPU path: rows are cut into bands that
+// the calling thread's pool (parallel.h) shares out, and every pixel's result depends
+// on the frame alone, so the mask is the same for any number of threads.
 #include "ccl/foreground.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -229,6 +230,10 @@ struct NoPrepare {
 
 // Pixels per stripe below which another thread costs more than it saves.
 constexpr int64_t kMinPixelsPerStripe = 16 * 1024;
+// Pixels of a band of the background model (Impl::model_band): a fifth of a
+// millisecond or so of the model's step on one core, long against taking a band (an
+// atomic add), short against a frame.
+constexpr int64_t kBandPixels = 16 * 1024;
 
 }  // namespace
 
@@ -275,14 +280,19 @@ struct ForegroundStage::Impl {
     return par::local_pool().reserve(int(std::min<int64_t>({n, int64_t(h), par::kMaxThreads})));
   }
 
-  /// The mask of the frame, stripe by stripe, then the cleanup and the region. Phase 0
-  /// runs prepare(s, y0, y1) (rows that other stripes read later), phase 1 produce(s,
-  /// y0, y1), which writes the mask's rows y0..y1 - 1. Each later phase ends one
-  /// erosion or dilation along y (it reads other stripes' rows, hence a phase of its
-  /// own) and starts the next along x. Every pixel's value depends on the frame only,
-  /// never on the split: any number of stripes gives the same mask.
+  /// The mask of the frame, band by band, then the cleanup and the region. Phase 0
+  /// runs prepare(s, y0, y1) (rows that other bands read later), phase 1 produce(s,
+  /// y0, y1), which writes the mask's rows y0..y1 - 1; s is the thread's index, for its
+  /// scratch. Each later phase ends one erosion or dilation along y (it reads other
+  /// bands' rows, hence a phase of its own) and starts the next along x. Within a phase
+  /// the threads take bands of `band` rows from a shared counter until none is left:
+  /// a thread that runs slower (another process on its core, a band full of shadow
+  /// tests) takes fewer, and one that never starts leaves its share to the others.
+  /// Every pixel's value depends on the frame only, never on the split: any number of
+  /// threads and any band height give the same mask.
   template <class Prepare, class Produce>
-  void run(BinaryImage& mask, const Options& options, Prepare&& prepare, Produce&& produce) {
+  void run(BinaryImage& mask, const Options& options, int band, Prepare&& prepare,
+           Produce&& produce) {
     const int w = mask.width, h = mask.height;
     const uint8_t* reg = region.empty() ? nullptr : region.data();
     MorphOp ops[4];
@@ -290,27 +300,50 @@ struct ForegroundStage::Impl {
     int max_radius = 0;
     for (int i = 0; i < nops; ++i) max_radius = std::max(max_radius, ops[i].radius);
     const int T = stripes(w, h);
-    // Two intermediate masks, alternating: a phase reads other stripes' rows of the one
-    // the previous phase wrote while its own stripe writes the other.
+    if (T <= 1 || band <= 0) band = h;
+    const int bands = (h + band - 1) / band;
+    // Two intermediate masks, alternating: a phase reads other bands' rows of the one
+    // the previous phase wrote while its own band writes the other.
     if (nops) scratch.resize(2 * mask.pixels.size());
     if (int(lines.size()) < T) lines.resize(size_t(T));
     for (int s = 0; s < T; ++s) lines[size_t(s)].resize(size_t(w) + 2 * size_t(max_radius));
     uint8_t* const m = mask.pixels.data();
     uint8_t* const tmp[2] = {scratch.data(), scratch.data() + mask.pixels.size()};
     par::Pool& pool = par::local_pool();
-    if constexpr (!std::is_same_v<std::decay_t<Prepare>, NoPrepare>)
-      pool.run(T, [&](int s) {
-        prepare(s, par::stripe_begin(s, T, h), par::stripe_begin(s + 1, T, h));
+    // Each phase's bands, shared among the threads through `next`.
+    const auto each_band = [&](auto&& work) {
+      std::atomic<int> next{0};
+      pool.share(T, [&](int s) {
+        for (int b; (b = next.fetch_add(1, std::memory_order_relaxed)) < bands;)
+          work(s, b * band, std::min(h, (b + 1) * band));
       });
+    };
+    if constexpr (!std::is_same_v<std::decay_t<Prepare>, NoPrepare>)
+      each_band([&](int s, int y0, int y1) { prepare(s, y0, y1); });
     for (int phase = 0; phase <= nops; ++phase)
-      pool.run(T, [&](int s) {
-        const int y0 = par::stripe_begin(s, T, h), y1 = par::stripe_begin(s + 1, T, h);
+      each_band([&](int s, int y0, int y1) {
         if (phase == 0) produce(s, y0, y1);
         else cols_pass(ops[phase - 1], tmp[(phase - 1) & 1], m, w, h, y0, y1);
         if (phase < nops)
           rows_pass(ops[phase], m, tmp[phase & 1], w, y0, y1, lines[size_t(s)].data());
         else if (reg) clear_outside(m, reg, size_t(y0) * w, size_t(y1) * w);
       });
+  }
+
+  /// Rows per band of run() for the background model: about kBandPixels, and at least
+  /// four bands per thread, so that the threads end a phase close together.
+  int model_band(int w, int h) const {
+    const int T = stripes(w, h);
+    const int by_pixels = int(std::max<int64_t>(1, kBandPixels / std::max(1, w)));
+    const int per_thread = std::max(1, (h + 4 * T - 1) / (4 * T));
+    return std::min(by_pixels, per_thread);
+  }
+
+  /// Rows per band for the others: one band per thread, as even as integers allow (the
+  /// local threshold's bands start with a window of sums, which small bands would repeat).
+  int stripe_band(int w, int h) const {
+    const int T = stripes(w, h);
+    return (h + T - 1) / T;
   }
 
   template <class Reader>
@@ -337,7 +370,7 @@ struct ForegroundStage::Impl {
     uint16_t* const st = state.data();
     uint8_t* const out = mask.pixels.data();
     const int w = frame.width;
-    run(mask, options, NoPrepare{}, [&](int, int y0, int y1) {
+    run(mask, options, model_band(w, frame.height), NoPrepare{}, [&](int, int y0, int y1) {
       bg::model_rows<Reader>(planes, w, y0, y1, st, plane, p, gain, out);
     });
   }
@@ -350,7 +383,7 @@ struct ForegroundStage::Impl {
     const int T = stripes(w, h);
     if (int(sums.size()) < T) sums.resize(size_t(T));
     for (int s = 0; s < T; ++s) sums[size_t(s)].resize(words);
-    run(mask, options,
+    run(mask, options, stripe_band(w, h),
         [&](int, int y0, int y1) { local::luma_rows(frame, luma.data(), y0, y1); },
         [&](int s, int y0, int y1) {
           local::mask_rows(luma.data(), w, h, p, y0, y1, mask.pixels.data(),
@@ -396,7 +429,8 @@ int ForegroundStage::apply(const ImageView& frame, const Options& options, Binar
   if (options.foreground == ForegroundModel::Threshold) {
     level = threshold_image(frame, options, mask);
     d.frames = 0;  // a model that skipped frames starts over when it is chosen again
-    d.run(mask, options, no_prepare, [](int, int, int) {});
+    d.run(mask, options, d.stripe_band(mask.width, mask.height), no_prepare,
+          [](int, int, int) {});
   } else if (options.foreground == ForegroundModel::Local) {
     require_host(frame);
     size_mask(mask, frame);
@@ -405,9 +439,10 @@ int ForegroundStage::apply(const ImageView& frame, const Options& options, Binar
   } else if (options.foreground == ForegroundModel::Color) {
     require_host(frame);
     size_mask(mask, frame);
-    d.run(mask, options, no_prepare, [&](int, int y0, int y1) {
-      color::mask_rows(frame, options.color, mask.pixels.data(), y0, y1);
-    });
+    d.run(mask, options, d.stripe_band(frame.width, frame.height), no_prepare,
+          [&](int, int y0, int y1) {
+            color::mask_rows(frame, options.color, mask.pixels.data(), y0, y1);
+          });
     d.frames = 0;  // as for the threshold: the background model starts over after it
   } else {
     require_host(frame);  // its planes are validate()'s

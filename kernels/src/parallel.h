@@ -101,6 +101,7 @@ class Pool {
       ctx_ = t;
       tasks_ = n;
       error_ = nullptr;
+      shared_ = false;
       pending_.store(n - 1, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
     }
@@ -113,6 +114,48 @@ class Pool {
     if (pending_.load(std::memory_order_acquire)) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  /// Runs body(i) on the calling thread (i = 0) and on each of up to n - 1 workers that
+  /// wakes while the caller's body is still running (i: the worker's own index, < n);
+  /// returns once the caller's body has returned and every worker that joined has left.
+  /// The bodies share their work among themselves (an atomic counter of items), so a
+  /// worker that the system runs late, or not at all (a busy machine), costs the frame
+  /// no wait: the caller takes what nobody took. Unlike run(), the bodies must never
+  /// wait for each other. The first exception a body throws is thrown here.
+  template <class F>
+  void share(int n, F&& body) {
+    n = reserve(n);
+    if (n <= 1) {
+      body(0);
+      return;
+    }
+    using Body = std::remove_reference_t<F>;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      call_ = [](void* ctx, int i) { (*static_cast<Body*>(ctx))(i); };
+      ctx_ = &body;
+      tasks_ = n;
+      error_ = nullptr;
+      shared_ = true;
+      open_ = true;
+      active_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    start_.notify_all();
+    invoke(0);
+    {
+      // From here on no worker joins: the ones counted in active_ are all there are.
+      std::lock_guard<std::mutex> lock(mutex_);
+      open_ = false;
+    }
+    for (int spin = 0; spin < kSpins && active_.load(std::memory_order_acquire); ++spin)
+      cpu_relax();
+    if (active_.load(std::memory_order_acquire)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return active_.load(std::memory_order_acquire) == 0; });
     }
     if (error_) std::rethrow_exception(error_);
   }
@@ -140,15 +183,28 @@ class Pool {
            spin < kSpins && generation_.load(std::memory_order_acquire) == seen; ++spin)
         cpu_relax();
       int tasks;
+      bool shared;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         start_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
         seen = generation_.load(std::memory_order_acquire);
         if (stop_) return;
         tasks = tasks_;
+        shared = shared_;
+        // A shared run takes helpers only while its caller works; joining is counted
+        // under the lock, where the caller closes it.
+        if (shared && (!open_ || index >= tasks)) continue;
+        if (shared) active_.fetch_add(1, std::memory_order_relaxed);
       }
       if (index >= tasks) continue;
       invoke(index);
+      if (shared) {
+        if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          done_.notify_one();
+        }
+        continue;
+      }
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.notify_one();
@@ -161,7 +217,9 @@ class Pool {
   std::condition_variable start_, done_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> active_{0};         // share(): workers inside the body
   int tasks_ = 0;                      // guarded by mutex_
+  bool shared_ = false, open_ = false;  // guarded by mutex_: a share() run, still taking helpers
   void (*call_)(void*, int) = nullptr;  // guarded by mutex_ (published with generation_)
   void* ctx_ = nullptr;
   bool stop_ = false;

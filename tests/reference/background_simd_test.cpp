@@ -162,6 +162,66 @@ TEST(BackgroundSimd, ColorYuv) {
   }
 }
 
+TEST(BackgroundSimd, YuvToRgbLanes) {
+  // The lanes' conversion of NV12 and I420 against bg::yuv_to_rgb, for every Y, U and V.
+  for (int y = 0; y < 256; ++y)
+    for (int u = 0; u < 256; ++u)
+      for (int v0 = 0; v0 < 256; v0 += kLanes) {
+        VI vy = splat(y), vu = splat(u), vv{};
+        for (int l = 0; l < kLanes; ++l) vv[l] = v0 + l;
+        VI lanes[3];
+        yuv_to_rgb_lanes(vy, vu, vv, lanes);
+        for (int l = 0; l < kLanes; ++l) {
+          int32_t one[3];
+          yuv_to_rgb(y, u, v0 + l, one);
+          for (int c = 0; c < 3; ++c)
+            ASSERT_EQ(lanes[c][l], one[c]) << "y " << y << " u " << u << " v " << v0 + l;
+        }
+      }
+}
+
+TEST(BackgroundSimd, ColorI420) {
+  // I420's reader (its chroma loads and the lanes' pairing of chroma samples), at an odd
+  // width with padded rows, the rows run in bands that start on odd rows too.
+  const int w = 37, h = 11, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const size_t ys = size_t(w) + 3, cs = size_t(cw) + 5;
+  std::mt19937 rng(9);
+  std::vector<uint8_t> y(ys * h), u(cs * ch), v(cs * ch);
+  const size_t plane = size_t(w) * h;
+  const auto paths = vector_paths();
+  std::vector<uint16_t> ref(plane * StateLayout<3>::kPlanes, 0);
+  std::vector<std::vector<uint16_t>> fast(paths.size(), ref);
+  std::vector<uint8_t> ref_mask(plane), mask(plane);
+  ccl::BackgroundOptions o;
+  o.detect_shadows = true;
+  const int bands[] = {0, 3, 4, 9, h};
+  for (int t = 1; t <= 400; ++t) {
+    for (size_t i = 0; i < y.size(); ++i)
+      y[i] = uint8_t(t % 40 < 20 ? (i * 13 + (rng() % 9)) % 256 : rng() % 256);
+    for (size_t i = 0; i < u.size(); ++i) {
+      u[i] = uint8_t(t % 50 < 25 ? 128 + rng() % 5 : rng() % 256);
+      v[i] = uint8_t(t % 30 < 15 ? 120 + rng() % 17 : rng() % 256);
+    }
+    Planes f{};
+    f.base[0] = y.data();
+    f.stride[0] = ys;
+    f.base[1] = u.data();
+    f.stride[1] = cs;
+    f.base[2] = v.data();
+    f.stride[2] = cs;
+    const StepParams p = step_params(o, uint64_t(t));
+    model_rows<ReadI420>(f, w, 0, h, ref.data(), plane, p, 256, ref_mask.data(),
+                         StepPath::Scalar);
+    for (size_t k = 0; k < paths.size(); ++k) {
+      for (int b = 0; b + 1 < int(std::size(bands)); ++b)
+        model_rows<ReadI420>(f, w, bands[b], bands[b + 1], fast[k].data(), plane, p, 256,
+                             mask.data(), paths[k]);
+      ASSERT_EQ(mask, ref_mask) << "frame " << t;
+      ASSERT_TRUE(fast[k] == ref) << "frame " << t;
+    }
+  }
+}
+
 /// Random states that keep the model's invariant (modes past the count all zero), any
 /// order of weights, any means and variances: one step each, every parameter variant.
 template <class Reader>
