@@ -56,7 +56,12 @@ ccl_clip() {
       exit "${CCL_CLIP_MISSING_EXIT:-1}"
     fi
     dpkg-deb -x "$work"/${pkg}_*.deb "$work/root"
-    cp "$work"/root/usr/share/pymecavideo/data/video/* "$dir/"
+    # Renamed, not copied, into place ($work is inside $dir): a script running at the
+    # same time sees each clip whole or not at all, never a clip still being written.
+    local f
+    for f in "$work"/root/usr/share/pymecavideo/data/video/*; do
+      mv -f "$f" "$dir/"
+    done
     rm -rf "$work"
   fi
   [ -f "$dir/$name" ] || ccl_die "$pkg has no clip $name (see $dir)"
