@@ -30,12 +30,7 @@ bool Tracker::Impl::plan_grid(GridPlan& plan) {
   for (size_t d = 0; d < dets.size(); ++d) {
     const Det& det = dets[d];
     std::array<int32_t, 4>& cells = det_cells[d];
-    const int32_t w = det.x1 - det.x0, h = det.y1 - det.y0;
-    if (w <= cell && h <= cell) {
-      small_w = std::max(small_w, w);
-      small_h = std::max(small_h, h);
-      const auto [cx, cy] = small_cell(det);
-      cells = {cx, cy, cx, cy};
+    if (list_small(det, cells)) {
       ++listings;
       continue;
     }

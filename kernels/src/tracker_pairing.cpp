@@ -40,13 +40,8 @@ void Tracker::Impl::build_grid() {
   for (size_t d = 0; d < dets.size(); ++d) {
     const Det& det = dets[d];
     std::array<int32_t, 4>& cells = det_cells[d];
-    const int32_t w = det.x1 - det.x0, h = det.y1 - det.y0;
-    if (w <= cell && h <= cell) {
-      small_w = std::max(small_w, w);
-      small_h = std::max(small_h, h);
-      const auto [cx, cy] = small_cell(det);
-      cells = {cx, cy, cx, cy};
-      det_cell[d] = cy * grid_w + cx;
+    if (list_small(det, cells)) {
+      det_cell[d] = cells[1] * grid_w + cells[0];
       ++cell_start[size_t(det_cell[d]) + 1];
       continue;
     }

@@ -290,10 +290,18 @@ struct Tracker::Impl {
     grid_w = (width + cell - 1) / cell;
     grid_h = (height + cell - 1) / cell;
   }
-  // The cell of a box no larger than a cell: its top-left corner's.
-  std::array<int32_t, 2> small_cell(const Det& det) const {
-    return {std::min(grid_w - 1, int(double(det.x0) * inv_cell)),
-            std::min(grid_h - 1, int(double(det.y0) * inv_cell))};
+  // A box no larger than a cell is listed once, in the cell of its top-left corner:
+  // `cells` gets that cell (as a span), and the largest such box widens every query.
+  // False for a bigger box, whose cells the caller works out.
+  bool list_small(const Det& det, std::array<int32_t, 4>& cells) {
+    const int32_t w = det.x1 - det.x0, h = det.y1 - det.y0;
+    if (w > cell || h > cell) return false;
+    small_w = std::max(small_w, w);
+    small_h = std::max(small_h, h);
+    const int32_t cx = std::min(grid_w - 1, int(double(det.x0) * inv_cell));
+    const int32_t cy = std::min(grid_h - 1, int(double(det.y0) * inv_cell));
+    cells = {cx, cy, cx, cy};
+    return true;
   }
   void collect_pairs();
   void restore_order(int32_t s);
