@@ -247,16 +247,9 @@ report() {
 t0=$SECONDS
 # Process substitution, not a pipe: report counts in this shell.
 binds=("$debs:/debs:ro" "$apt_cache:/var/cache/apt/archives" "$src:/src:ro")
-# Packages given from elsewhere may be the CUDA build, which needs the toolkit's
-# libcudart.so (docs/PACKAGES.md): this host's toolkit is lent to the root for them.
-cuda=""
-if [ -n "${CCL_PACKAGES_DIR:-}" ] && [ -d /usr/local/cuda/lib64 ]; then
-  cuda=$(readlink -f /usr/local/cuda)
-  binds+=("$cuda:/usr/local/cuda:ro")
-  echo "# the CUDA runtime of $cuda is lent to the root"
-fi
-report < <("$src/scripts/debian-root" scratch "$suite" "${binds[@]}" -- \
-  "${cuda:+echo /usr/local/cuda/lib64 >/etc/ld.so.conf.d/cuda.conf; ldconfig;} $inner" 2>&1)
+# Packages given from elsewhere may be the CUDA build: it carries the CUDA runtime
+# linked in (docs/PACKAGES.md), so the root gets nothing of a toolkit for them either.
+report < <("$src/scripts/debian-root" scratch "$suite" "${binds[@]}" -- "$inner" 2>&1)
 echo "# installing and checking in the root took $((SECONDS - t0)) s"
 
 wait $lintian_pid

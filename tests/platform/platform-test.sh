@@ -2,8 +2,10 @@
 # The plugin on another Debian release (docs/PLATFORMS.md): in a cached root of SUITE
 # (scripts/debian-root), a CPU-only build of the engine, the meta library and the plugin
 # with that release's GStreamer, meson and compiler, then its element and meta tests;
-# and where this host has the CUDA toolkit, the CUDA engine and plugin compiled for
-# Jetson Orin (sm_87) with the root's compiler. Output is TAP, one line per inner test.
+# and the CUDA engine, plugin and ccl-label built with the root's compiler: with the
+# root's own CUDA toolkit for Jetson Orin and Hopper (sm_87, sm_90) where it has one
+# (Debian 13: CUDA 12.4), else with this host's for sm_87. Output is TAP, one line per
+# inner test.
 #
 #   platform-test.sh SUITE SOURCE_DIR [TESTDATA_DIR]
 #
@@ -98,21 +100,50 @@ EOF
 grep -q "^Fail:  *0" /var/tmp/cpu-test.log || tail -n 60 /var/tmp/cpu-test.log
 '
 
+# The CUDA build, with the root's own toolkit where it has one (Debian 13:
+# nvidia-cuda-toolkit, CUDA 12.4 in /usr, its nvcc on g++-13) and no variable set, else
+# with this host's /usr/local/cuda lent to it. ARCHS: the compute capabilities.
+# Then the binaries it made are run as far as a machine without a GPU can: ccl-label
+# labels an image with the CPU backend, and GStreamer loads the plugin and runs it.
 cuda_script='
 set -u
-export PATH=$PATH:/usr/local/cuda/bin
+command -v nvcc >/dev/null || export PATH=$PATH:/usr/local/cuda/bin
+echo "INFO $(command -v nvcc): $(nvcc --version | tail -n 2 | head -n 1)"
 b=/var/tmp/ccl-cuda
 rm -rf "$b"
-if ! meson setup "$b" /src -Dgpu=enabled -Dgpu_archs=8.7 -Dtests=false -Dplatforms=disabled -Dintrospection=disabled \
-    >/var/tmp/cuda-setup.log 2>&1; then
-  tail -n 30 /var/tmp/cuda-setup.log; echo "STEP FAIL configure (CUDA, sm_87)"; exit 0
+if ! meson setup "$b" /src -Dgpu=enabled -Dgpu_archs=$ARCHS -Dtests=false -Dplatforms=disabled \
+    -Dintrospection=disabled >/var/tmp/cuda-setup.log 2>&1; then
+  tail -n 30 /var/tmp/cuda-setup.log; echo "STEP FAIL configure (CUDA, $ARCHS)"; exit 0
 fi
 grep -E "GStreamer [0-9.]+: CUDA memory" /var/tmp/cuda-setup.log | sed "s/^/INFO /"
-echo "INFO $(nvcc --version | tail -n 2 | head -n 1)"
 if ! ninja -C "$b" >/var/tmp/cuda-build.log 2>&1; then
-  grep -E -B2 -A8 "error|FAILED" /var/tmp/cuda-build.log | head -n 60; echo "STEP FAIL build (CUDA, sm_87)"; exit 0
+  grep -E -B2 -A8 "error|FAILED" /var/tmp/cuda-build.log | head -n 60; echo "STEP FAIL build (CUDA, $ARCHS)"; exit 0
 fi
-echo "STEP OK build (CUDA engine and plugin, sm_87)"
+echo "STEP OK build (CUDA engine, plugin and ccl-label for $ARCHS)"
+archs=$(cuobjdump --list-elf "$b/kernels/libccl.so" 2>/dev/null | grep -o "sm_[0-9]*" | sort -u | tr "\n" " ")
+[ -n "$archs" ] && echo "INFO machine code in libccl.so: $archs"
+python3 - <<EOF
+w, h = 64, 48  # 8x8 cells: 24 white squares, touching only at corners
+pix = bytes(255 if (x // 8 + y // 8) % 2 else 0 for y in range(h) for x in range(w))
+open("/var/tmp/checker.pgm", "wb").write(b"P5 64 48 255\\n" + pix)
+EOF
+if [ ! -x "$b/kernels/tools/ccl-label" ]; then
+  echo "STEP FAIL ccl-label was not built"
+elif "$b/kernels/tools/ccl-label" --backend cpu --connectivity 4 --output /var/tmp/checker \
+      /var/tmp/checker.pgm >/var/tmp/ccl-label.log 2>&1 &&
+    [ "$(tail -n +2 /var/tmp/checker-components.csv | wc -l)" = 24 ]; then
+  echo "STEP OK ccl-label (CUDA build) labels a 64x48 checkerboard on the CPU: 24 components"
+else
+  cat /var/tmp/ccl-label.log; echo "STEP FAIL ccl-label (CUDA build) on a checkerboard"
+fi
+export GST_PLUGIN_PATH=$b/plugin GST_REGISTRY=/var/tmp/cuda-registry.bin
+if gst-inspect-1.0 cudaccl >/var/tmp/inspect.log 2>&1 &&
+   gst-launch-1.0 -q videotestsrc num-buffers=5 ! video/x-raw,format=GRAY8,width=320,height=240 ! \
+     cudaccl backend=cpu threshold=100 ! fakesink >/var/tmp/launch.log 2>&1; then
+  echo "STEP OK plugin (CUDA build) loads and runs videotestsrc ! cudaccl backend=cpu ! fakesink"
+else
+  tail -n 20 /var/tmp/inspect.log /var/tmp/launch.log; echo "STEP FAIL plugin (CUDA build) load and run"
+fi
 '
 
 report() {
@@ -137,12 +168,17 @@ report < <("$src/scripts/debian-root" run "$suite" "${binds[@]}" -- "$cpu_script
 echo "# $suite: CPU build and tests took $((SECONDS - t0)) s"
 
 nvcc=/usr/local/cuda/bin/nvcc
-if [ -x "$nvcc" ] && [ "${CCL_PLATFORM_CUDA:-1}" != 0 ]; then
+if [ -x "$root/usr/bin/nvcc" ] && [ "${CCL_PLATFORM_CUDA:-1}" != 0 ]; then
+  # The root's own toolkit, for Orin and Hopper (sm_87, sm_90).
+  t0=$SECONDS
+  report < <("$src/scripts/debian-root" run "$suite" "${binds[@]}" -- "ARCHS=8.7,9.0; $cuda_script" 2>&1)
+  echo "# $suite: CUDA build with its own toolkit took $((SECONDS - t0)) s"
+elif [ -x "$nvcc" ] && [ "${CCL_PLATFORM_CUDA:-1}" != 0 ]; then
   t0=$SECONDS
   report < <("$src/scripts/debian-root" run "$suite" "${binds[@]}" \
-    "$(readlink -f /usr/local/cuda):/usr/local/cuda:ro" -- "$cuda_script" 2>&1)
+    "$(readlink -f /usr/local/cuda):/usr/local/cuda:ro" -- "ARCHS=8.7; $cuda_script" 2>&1)
   echo "# $suite: CUDA build took $((SECONDS - t0)) s"
 else
-  n=$((n + 1)); echo "ok $n - $suite: CUDA build # SKIP no CUDA toolkit at /usr/local/cuda on this host (or CCL_PLATFORM_CUDA=0)"
+  n=$((n + 1)); echo "ok $n - $suite: CUDA build # SKIP no CUDA toolkit in the root or at /usr/local/cuda on this host (or CCL_PLATFORM_CUDA=0)"
 fi
 finish
