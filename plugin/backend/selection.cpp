@@ -2,10 +2,21 @@
 
 #include "ccl/blob.h"
 
+#include <cstring>
+
 namespace ccl::plugin {
 
+// The metadata's structs start zeroed, padding included: they reach applications and
+// are compared and hashed as bytes, and `{}` leaves padding unset (GCC 15 and newer).
+template <typename T>
+T zeroed() {
+  T t;
+  std::memset(&t, 0, sizeof t);
+  return t;
+}
+
 GstCclComponent to_gst(const Component& c) {
-  GstCclComponent g{};
+  GstCclComponent g = zeroed<GstCclComponent>();
   g.label = c.label;
   g.x = c.x;
   g.y = c.y;
@@ -28,7 +39,7 @@ GstCclBlob to_gst_blob(const Component& c, const Blob* b, uint32_t properties) {
                     uint32_t(GST_CCL_BLOB_PROPERTIES_PERIMETER) == kPropertyPerimeter &&
                     uint32_t(GST_CCL_BLOB_PROPERTIES_EULER) == kPropertyEuler,
                 "the meta's blob groups are the engine's Property bits");
-  GstCclBlob g{};
+  GstCclBlob g = zeroed<GstCclBlob>();
   g.properties = GstCclBlobProperties(properties);
   const Shape shape = shape_of(c);
   g.orientation = shape.orientation;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "element_util.h"
@@ -259,6 +260,73 @@ TEST(Analytics, ObjectDetectionOverlayDrawsTheBoxes) {
   EXPECT_EQ(far_changed, 0) << "pixels changed away from every box outline";
   gst_buffer_unref(out);
   gst_harness_teardown(h);
+}
+
+// The RGBA frame out of `cudaccl ! objectdetectionoverlay` with the given settings of
+// each, for one pushed frame.
+std::vector<uint8_t> overlaid(const Frame& frame, int width, int height,
+                              const std::string& ccl_settings,
+                              const std::string& overlay_settings) {
+  const std::string launch = "cudaccl backend=" + backend_under_test() + " " + ccl_settings +
+                             " ! objectdetectionoverlay draw-labels=false " + overlay_settings;
+  GstHarness* h = gst_harness_new_parse(launch.c_str());
+  EXPECT_NE(h, nullptr);
+  if (!h) return {};
+  gst_harness_set_src_caps_str(h, caps_string(PixelFormat::RGBA, width, height).c_str());
+  GstBuffer* out = gst_harness_push_and_pull(h, timed(buffer_from_frame(frame), 0));
+  EXPECT_NE(out, nullptr);
+  std::vector<uint8_t> pixels;
+  if (out) pixels = read_planes(out, PixelFormat::RGBA, width, height)[0];
+  if (out) gst_buffer_unref(out);
+  gst_harness_teardown(h);
+  return pixels;
+}
+
+// objectdetectionoverlay of GStreamer 1.28 writes a track's id beside its box
+// (draw-tracking-labels), found through the RELATE_TO relation from the detection to
+// cudaccl's tracking entry: the label's pixels appear with tracking, near the box,
+// and not without tracking.
+TEST(Analytics, ObjectDetectionOverlayDrawsTheTrackLabel) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  GstElement* probe = gst_element_factory_make("objectdetectionoverlay", nullptr);
+  if (!probe) GTEST_SKIP() << "objectdetectionoverlay (gst-plugins-bad 1.24) is not installed";
+  const bool has_labels =
+      g_object_class_find_property(G_OBJECT_GET_CLASS(probe), "draw-tracking-labels") != nullptr;
+  gst_object_unref(probe);
+  if (!has_labels)
+    GTEST_SKIP() << "objectdetectionoverlay has no draw-tracking-labels (GStreamer 1.28)";
+
+  const int width = 320, height = 240, x0 = 100, y0 = 120;
+  const Frame frame = make_frame(squares(width, height, {{x0, y0}}), PixelFormat::RGBA);
+  const std::string outline = "object-detection-outline-color=0xFF00FF00";
+  // Tracking entries may change the outline (a color per track), so each run with
+  // labels is set against the same run without them.
+  const auto plain = overlaid(frame, width, height, "tracking=true",
+                              outline + " draw-tracking-labels=false");
+  const auto labeled = overlaid(frame, width, height, "tracking=true",
+                                outline + " draw-tracking-labels=true");
+  const auto untracked_plain = overlaid(frame, width, height, "tracking=false",
+                                        outline + " draw-tracking-labels=false");
+  const auto untracked = overlaid(frame, width, height, "tracking=false",
+                                  outline + " draw-tracking-labels=true");
+  ASSERT_EQ(plain.size(), size_t(width) * height * 4);
+  ASSERT_EQ(labeled.size(), plain.size());
+  ASSERT_EQ(untracked.size(), plain.size());
+
+  int label_pixels = 0, far_pixels = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const size_t i = (size_t(y) * width + x) * 4;
+      if (std::equal(&plain[i], &plain[i] + 3, &labeled[i])) continue;
+      ++label_pixels;
+      // Beside the 6x6 box: within a text line's height above or below it and a
+      // label's width to its right.
+      const bool near = x >= x0 - 8 && x <= x0 + 140 && y >= y0 - 40 && y <= y0 + 46;
+      if (!near) ++far_pixels;
+    }
+  EXPECT_GE(label_pixels, 20) << "no track label drawn";
+  EXPECT_EQ(far_pixels, 0) << "label pixels away from the box";
+  EXPECT_EQ(untracked, untracked_plain) << "a label drawn without a tracking entry";
 }
 
 }  // namespace

@@ -125,10 +125,18 @@ fi
 # shellcheck disable=SC2016
 check "Python loads the installed typelib" "${run_env[@]}" "$python" -c '
 import sys, gi
-gi.require_version("GIRepository", "2.0")
+# PyGObject 3.52 and newer run on girepository 3.0 (GLib 2.80) and refuse the old 2.0.
+try:
+    gi.require_version("GIRepository", "3.0")
+    from gi.repository import GIRepository
+    repository = GIRepository.Repository.dup_default()
+except ValueError:
+    gi.require_version("GIRepository", "2.0")
+    from gi.repository import GIRepository
+    repository = GIRepository.Repository.get_default()
 gi.require_version("GstCcl", "1.0")
-from gi.repository import GIRepository, GstCcl
-path = GIRepository.Repository.get_default().get_typelib_path("GstCcl")
+from gi.repository import GstCcl
+path = repository.get_typelib_path("GstCcl")
 sys.exit(0 if path == sys.argv[1] else "typelib loaded from %s" % path)
 ' "$typelib"
 check "Python reads a meta through the installed typelib" "${run_env[@]}" "$python" -c '

@@ -15,6 +15,7 @@ namespace {
 
 using meta_test::component_of;
 using meta_test::rectangle;
+using meta_test::same_component;
 
 // Gives c a track whose every field differs from the others' and from 0, so that a
 // field dropped or swapped by a copy shows.
@@ -76,8 +77,8 @@ void expect_same_content(const GstCclMeta* a, const GstCclMeta* b) {
   EXPECT_EQ(a->tracking, b->tracking);
   ASSERT_EQ(a->n_components, b->n_components);
   if (a->n_components) {
-    EXPECT_EQ(std::memcmp(a->components, b->components, a->n_components * sizeof(GstCclComponent)),
-              0);
+    for (guint i = 0; i < a->n_components; ++i)
+      EXPECT_TRUE(same_component(a->components[i], b->components[i])) << "component " << i;
     for (guint i = 0; i < a->n_components; ++i) expect_same_track(a->components[i], b->components[i]);
   }
 }
@@ -228,7 +229,7 @@ TEST(MetaCopy, BufferCopyCarriesADeepCopy) {
   expect_same_content(c, meta);
   const auto expected = three_components();
   gst_buffer_unref(buf);  // the copy outlives its source
-  EXPECT_EQ(std::memcmp(c->components, expected.data(), sizeof(GstCclComponent) * 3), 0);
+  for (guint i = 0; i < 3; ++i) EXPECT_TRUE(same_component(c->components[i], expected[i]));
   EXPECT_TRUE(c->tracking);
   for (guint i = 0; i < 3; ++i) expect_same_track(c->components[i], expected[i]);
   gst_buffer_unref(copy);
@@ -311,11 +312,11 @@ TEST(MetaTypes, ComponentIsABoxedType) {
   g_value_set_boxed(&v, &c);
   const auto* held = static_cast<const GstCclComponent*>(g_value_get_boxed(&v));
   ASSERT_NE(held, &c);
-  EXPECT_EQ(std::memcmp(held, &c, sizeof c), 0);
+  EXPECT_TRUE(same_component(*held, c));
   g_value_unset(&v);
 
   GstCclComponent* copy = gst_ccl_component_copy(&c);
-  EXPECT_EQ(std::memcmp(copy, &c, sizeof c), 0);
+  EXPECT_TRUE(same_component(*copy, c));
   expect_same_track(*copy, c);
   gst_ccl_component_free(copy);
 }

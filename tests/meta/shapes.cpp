@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstring>
 
 namespace meta_test {
 
@@ -32,6 +33,21 @@ GstCclComponent component_of(guint32 label, const Pixels& pixels) {
     c.centroid_y = double(c.sum_y) / double(c.area);
   }
   return c;
+}
+
+bool same_component(const GstCclComponent& a, const GstCclComponent& b) {
+  // Doubles as bits: a copy must reproduce them exactly, NaN included.
+  auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  return a.label == b.label && a.x == b.x && a.y == b.y && a.width == b.width &&
+         a.height == b.height && a.area == b.area && a.sum_x == b.sum_x &&
+         a.sum_y == b.sum_y && a.sum_xx == b.sum_xx && a.sum_xy == b.sum_xy &&
+         a.sum_yy == b.sum_yy && same(a.centroid_x, b.centroid_x) &&
+         same(a.centroid_y, b.centroid_y) && a.track_id == b.track_id &&
+         a.parent_id == b.parent_id && a.track_age == b.track_age &&
+         a.frames_unseen == b.frames_unseen && same(a.velocity_x, b.velocity_x) &&
+         same(a.velocity_y, b.velocity_y) && a.predicted_x == b.predicted_x &&
+         a.predicted_y == b.predicted_y && a.predicted_width == b.predicted_width &&
+         a.predicted_height == b.predicted_height;
 }
 
 Pixels pixels_where(int x0, int y0, int w, int h, const std::function<bool(int, int)>& inside) {

@@ -15,6 +15,11 @@ using Pixels = std::vector<std::pair<int, int>>;  // (x, y)
 /// The component of exactly these pixels (bounding box, area, sums, centroid).
 GstCclComponent component_of(guint32 label, const Pixels& pixels);
 
+/// Whether two components hold the same values in every field. Structs are compared
+/// field by field, never with memcmp: a copy need not carry the padding bytes along
+/// (GCC 15 and newer copy member by member).
+bool same_component(const GstCclComponent& a, const GstCclComponent& b);
+
 /// Pixels (x, y) of a w x h grid, starting at (x0, y0), for which inside(x, y) holds.
 Pixels pixels_where(int x0, int y0, int w, int h, const std::function<bool(int, int)>& inside);
 
