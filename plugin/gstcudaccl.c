@@ -147,6 +147,24 @@
  * ]| Finds round bright spots, leaving out bars and ragged shapes, and posts
  * their mean brightness and perimeter.
  *
+ * ## Counting lines and zones
+ *
+ * #GstCudaCcl:lines are segments in pixels. A track crosses one when the step
+ * from its centroid in its previous reported frame to this frame's meets the
+ * segment; forward is from the line's left to its right, seen walking from its
+ * first point to its second (y grows downwards). #GstCudaCcl:zones are polygons:
+ * each frame counts the reported components whose centroid is inside, and the
+ * tracks that enter and leave, with how long they stayed. Each frame's message
+ * (#GstCudaCcl:post-messages) then carries the counts since the last reset (a
+ * flush, a new stream, a change of lines or zones), and #GstCudaCcl:post-events
+ * posts one "cudaccl-event" message per crossing, entry, exit and zone-max
+ * (more components in a zone than #GstCudaCcl:zone-max allows). Crossings,
+ * entries and exits need #GstCudaCcl:tracking.
+ * |[
+ * gst-launch-1.0 -m filesrc location=street.mp4 ! decodebin ! cudaccl foreground=background close-radius=2 min-area=200 lines="<<320,0,320,479>>" zones="<<400,300,639,300,639,479,400,479>>" zone-max="<3>" post-messages=true post-events=true ! fakesink
+ * ]| Counts who walks across the middle of a 640x480 view, in each direction,
+ * and who is in the lower right corner, and warns when more than 3 are there.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball ! cudaccl overlay=fill+boxes ! videoconvert ! autovideosink
@@ -194,6 +212,7 @@
 #include "cudacontext.h"
 #include "cclregion.h"
 #include "gstcudacclreport.h"
+#include "cclevents.h"
 #ifdef HAVE_GST_ANALYTICS
 #include "cclanalytics.h"
 #endif
@@ -251,6 +270,7 @@ static const gint default_color_high[3] = { MAX_HUE, MAX_SAT_VAL, MAX_SAT_VAL };
 #define DEFAULT_ANALYTICS_META TRUE
 #define DEFAULT_MAX_ROI_METAS 64
 #define DEFAULT_POST_MESSAGES FALSE
+#define DEFAULT_POST_EVENTS FALSE
 #define DEFAULT_TRACKING TRUE
 #define DEFAULT_TRACK_MAX_LOST 15
 #define MAX_TRACK_MAX_LOST 1000
@@ -295,6 +315,10 @@ enum
   PROP_MAX_INTENSITY,
   PROP_MIN_ECCENTRICITY,
   PROP_MAX_ECCENTRICITY,
+  PROP_LINES,
+  PROP_ZONES,
+  PROP_ZONE_MAX,
+  PROP_POST_EVENTS,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -476,6 +500,54 @@ static gboolean gst_cuda_ccl_set_info (GstVideoFilter * filter,
 
 /* blob-properties and the blob filters (ccl::Options::properties and its
  * min_ / max_ bounds). */
+/* Lines, zones and their events (cclevents.h). */
+static void
+install_event_properties (GObjectClass * gobject_class)
+{
+  g_object_class_install_property (gobject_class, PROP_LINES,
+      gst_param_spec_array ("lines", "Lines",
+          "Counting lines, each <x1,y1,x2,y2> in whole pixels, for example "
+          "lines=\"<<320,0,320,479>,<0,240,639,240>>\": tracks crossing each "
+          "one are counted by direction (forward: from the left of the line, "
+          "walking from its first point to its second, to its right), in the "
+          "messages' line-forward and line-backward. A line of other than four "
+          "numbers, of two equal points or outside the frame is refused with a "
+          "warning and the previous lines kept", gst_param_spec_array ("line",
+              "Line", "x1, y1, x2, y2", g_param_spec_int ("coordinate",
+                  "Coordinate", "x or y in pixels", G_MININT, G_MAXINT, 0,
+                  G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ZONES,
+      gst_param_spec_array ("zones", "Zones",
+          "Zones, each a polygon <x1,y1,x2,y2,x3,y3,...> of at least 3 points "
+          "in whole pixels: the reported components whose centroid is inside are "
+          "counted each frame (zone-count), the tracks entering and leaving "
+          "(zone-entries, zone-exits) with how long they stay. An odd count of "
+          "numbers, fewer than 3 points or points outside the frame are refused "
+          "with a warning and the previous zones kept",
+          gst_param_spec_array ("zone", "Zone", "x1, y1, x2, y2, x3, y3, ...",
+              g_param_spec_int ("coordinate", "Coordinate", "x or y in pixels",
+                  G_MININT, G_MAXINT, 0, G_PARAM_READWRITE |
+                  G_PARAM_STATIC_STRINGS),
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ZONE_MAX,
+      gst_param_spec_array ("zone-max", "Zone max",
+          "Per zone, in the order of zones, the most components it may hold: "
+          "one more posts a zone-max event (once, until the count falls back). "
+          "0 or missing: no limit", g_param_spec_int ("max", "Max",
+              "Most components in the zone", 0, G_MAXINT, 0,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_POST_EVENTS,
+      g_param_spec_boolean ("post-events", "Post events",
+          "Post an element message \"cudaccl-event\" for every line crossing, "
+          "zone entry and exit and zone-max of a frame (event, index of the "
+          "line or zone, track id, centroid, running time; dwell of an exit)",
+          DEFAULT_POST_EVENTS, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+}
+
 static void
 install_blob_properties (GObjectClass * gobject_class)
 {
@@ -787,6 +859,7 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 
   install_blob_properties (gobject_class);
+  install_event_properties (gobject_class);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -864,6 +937,8 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->post_messages = DEFAULT_POST_MESSAGES;
   self->settings.tracking = DEFAULT_TRACKING;
   self->settings.track_max_lost = DEFAULT_TRACK_MAX_LOST;
+  self->events = ccl_events_new ();
+  self->post_events = DEFAULT_POST_EVENTS;
 
   /* Always in place: the output is the input buffer, with metadata added and
    * the overlay drawn into it. */
@@ -1053,6 +1128,25 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
       color_bounds_from_value (self, value, "color-high",
           self->settings.color_high);
       break;
+    case PROP_LINES:
+    case PROP_ZONES:
+    case PROP_ZONE_MAX:{
+      gchar *why = NULL;
+      gboolean ok = prop_id == PROP_LINES ?
+          ccl_events_set_lines (self->events, value, &why) :
+          prop_id == PROP_ZONES ? ccl_events_set_zones (self->events, value,
+          &why) : ccl_events_set_zone_max (self->events, value, &why);
+
+      if (!ok) {
+        g_warning ("%s: %s: %s: keeping the previous value",
+            GST_STR_NULL (GST_OBJECT_NAME (self)), pspec->name, why);
+        g_free (why);
+      }
+      break;
+    }
+    case PROP_POST_EVENTS:
+      self->post_events = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1183,6 +1277,18 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_COLOR_HIGH:
       color_bounds_to_value (self->settings.color_high, value);
       break;
+    case PROP_LINES:
+      ccl_events_get_lines (self->events, value);
+      break;
+    case PROP_ZONES:
+      ccl_events_get_zones (self->events, value);
+      break;
+    case PROP_ZONE_MAX:
+      ccl_events_get_zone_max (self->events, value);
+      break;
+    case PROP_POST_EVENTS:
+      g_value_set_boolean (value, self->post_events);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1196,6 +1302,7 @@ gst_cuda_ccl_finalize (GObject * object)
   GstCudaCcl *self = GST_CUDA_CCL (object);
 
   g_free (self->mask_location);
+  ccl_events_free (self->events);
 #ifdef HAVE_GST_ANALYTICS
   ccl_analytics_free (self->analytics);
 #endif
@@ -1540,6 +1647,8 @@ gst_cuda_ccl_request_track_reset (GstCudaCcl * self, CclTrackReset how)
   GST_OBJECT_LOCK (self);
   self->track_reset = MAX (self->track_reset, (guint) how + 1);
   GST_OBJECT_UNLOCK (self);
+  /* The counts go with the tracks they were counted from. */
+  ccl_events_request_reset (self->events);
 }
 
 /* A flush (seek) or a new stream ends the tracks and resets the foreground
@@ -1681,6 +1790,16 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
             height));
     return FALSE;
   }
+  {
+    gchar *why = NULL;
+
+    if (!ccl_events_set_frame_size (self->events, width, height, &why)) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("The lines or zones do not fit in %dx%d frames: %s", width, height,
+              why), ("they stay, and count what lies within the frame"));
+      g_free (why);
+    }
+  }
   GST_DEBUG_OBJECT (self, "configured for %dx%d %s in %s", width, height,
       GST_VIDEO_INFO_NAME (in_info), caps_have_cuda_memory (incaps, 0) ?
       "CUDA memory" : "system memory");
@@ -1697,7 +1816,9 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapFlags flags;
   CclSettings settings;
   CclReport report = { 0, };
-  gboolean roi_meta, post_messages, analytics_meta, on_device, draws, ok;
+  gboolean roi_meta, post_messages, post_events, analytics_meta, on_device,
+      draws, ok, counting;
+  GstClockTime running_time;
   guint track_reset;
   GstCclMeta *meta;
   GError *error = NULL;
@@ -1710,6 +1831,7 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   roi_meta = self->roi_meta;
   analytics_meta = self->analytics_meta;
   post_messages = self->post_messages;
+  post_events = self->post_events;
   track_reset = self->track_reset;
   self->track_reset = 0;
   GST_OBJECT_UNLOCK (self);
@@ -1776,21 +1898,31 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* The blobs likewise (NULL without blob analysis). */
   meta->blobs = report.blobs;
 
+  running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
   if (roi_meta)
     gst_cuda_ccl_report_add_roi_metas (buf, &report);
 #ifdef HAVE_GST_ANALYTICS
   if (analytics_meta)
     ccl_analytics_attach (self->analytics, buf, report.components,
-        report.n_components, report.tracking,
-        gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
-            GST_BUFFER_PTS (buf)), settings.track_max_lost);
+        report.n_components, report.tracking, running_time,
+        settings.track_max_lost);
 #else
   (void) analytics_meta;
 #endif
-  if (post_messages)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_cuda_ccl_report_message (GST_OBJECT (self), buf, &trans->segment,
-            &filter->in_info, &report));
+  /* Lines and zones count the components as reported, tracked or not. */
+  counting = ccl_events_update (self->events, report.components,
+      report.n_components, report.tracking, running_time);
+  if (post_messages) {
+    GstMessage *m = gst_cuda_ccl_report_message (GST_OBJECT (self), buf,
+        &trans->segment, &filter->in_info, &report);
+
+    if (counting)
+      ccl_events_add_counts (self->events, gst_message_writable_structure (m));
+    gst_element_post_message (GST_ELEMENT (self), m);
+  }
+  if (counting && post_events)
+    ccl_events_post (self->events, GST_ELEMENT (self));
 
   /* wall: this call, on the CPU, from entry to here (GPU waits included). */
   GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u components, %u reported, "

@@ -103,6 +103,9 @@ struct _GstCudaCcl {
   gboolean post_messages;
   gchar *mask_location;
   gboolean analytics_meta;
+  gboolean post_events;
+  /* lines and zones: settings and the stream's counts (its own lock) */
+  struct _CclEvents *events;
 
   /* streaming state */
   /* the decoded mask-location, from start to stop */

@@ -1,0 +1,404 @@
+/* cudaccl: counting lines and zones for the element (cclevents.h).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "cclevents.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ccl/events.h"
+#include "ccl/types.h"
+
+namespace {
+
+/* A number of a property's array: what gst_value_deserialize makes of "320"
+ * (int) or "320.5" (double), and what an application may set. */
+bool number_of (const GValue * v, double *out)
+{
+  if (G_VALUE_HOLDS_INT (v))
+    *out = g_value_get_int (v);
+  else if (G_VALUE_HOLDS_UINT (v))
+    *out = g_value_get_uint (v);
+  else if (G_VALUE_HOLDS_INT64 (v))
+    *out = double (g_value_get_int64 (v));
+  else if (G_VALUE_HOLDS_UINT64 (v))
+    *out = double (g_value_get_uint64 (v));
+  else if (G_VALUE_HOLDS_DOUBLE (v))
+    *out = g_value_get_double (v);
+  else if (G_VALUE_HOLDS_FLOAT (v))
+    *out = g_value_get_float (v);
+  else
+    return false;
+  return std::isfinite (*out);
+}
+
+/* The numbers of an array of numbers, or a reason. */
+bool numbers_of (const GValue * v, std::vector<double> *out, std::string * why)
+{
+  if (!GST_VALUE_HOLDS_ARRAY (v)) {
+    *why = "each entry must be an array of numbers, <...>";
+    return false;
+  }
+  const guint n = gst_value_array_get_size (v);
+  out->resize (n);
+  for (guint i = 0; i < n; i++)
+    if (!number_of (gst_value_array_get_value (v, i), &(*out)[i])) {
+      *why = "entry " + std::to_string (i) + " is not a finite number";
+      return false;
+    }
+  return true;
+}
+
+void append_double (GValue * array, double x)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, x);
+  gst_value_array_append_value (array, &v);
+  g_value_unset (&v);
+}
+
+template <typename T> void append_number (GValue * array, GType type, T x)
+{
+  GValue v = G_VALUE_INIT;
+  g_value_init (&v, type);
+  if (type == G_TYPE_UINT)
+    g_value_set_uint (&v, guint (x));
+  else if (type == G_TYPE_UINT64)
+    g_value_set_uint64 (&v, guint64 (x));
+  else
+    g_value_set_int (&v, gint (x));
+  gst_value_array_append_value (array, &v);
+  g_value_unset (&v);
+}
+
+/* An array of numbers as a property shows it: whole numbers as integers, so that
+ * what was set as "<320,0,320,359>" reads back the same. */
+void append_coordinate (GValue * array, double x)
+{
+  if (x == std::floor (x) && std::fabs (x) < 2147483647.0)
+    append_number (array, G_TYPE_INT, x);
+  else
+    append_double (array, x);
+}
+
+void take_into (GValue * outer, GValue * inner)
+{
+  gst_value_array_append_and_take_value (outer, inner);
+}
+
+}  // namespace
+
+struct _CclEvents
+{
+  /* settings, under lock */
+  std::mutex lock;
+  ccl::EventConfig config;
+  std::vector<uint32_t> zone_max;       /* as set, applied to the zones by index */
+  gint width = 0, height = 0;
+  bool changed = false;         /* config or a reset waits for the next frame */
+
+  /* streaming state, the streaming thread's */
+  ccl::EventCounter counter;
+  bool active = false;
+  std::vector<ccl::TrackCentroid> points;
+  std::vector<ccl::Event> events;
+  std::vector<guint64> track_ids;       /* the frame's, in component order */
+  guint64 frame = 0;            /* since the last reset */
+  GstClockTime running_time = GST_CLOCK_TIME_NONE;
+};
+
+CclEvents *
+ccl_events_new (void)
+{
+  return new CclEvents ();
+}
+
+void
+ccl_events_free (CclEvents * self)
+{
+  delete self;
+}
+
+/* Whether `config` fits the frame, as ccl::validate() sees it. */
+static bool
+checked (const ccl::EventConfig & config, gint width, gint height,
+    gchar ** why)
+{
+  const std::string fault = ccl::validate (config, width, height);
+  if (fault.empty ())
+    return true;
+  if (why)
+    *why = g_strdup (fault.c_str ());
+  return false;
+}
+
+gboolean
+ccl_events_set_lines (CclEvents * self, const GValue * value, gchar ** why)
+{
+  std::vector<ccl::EventLine> lines;
+  std::string fault;
+  const guint n = GST_VALUE_HOLDS_ARRAY (value) ? gst_value_array_get_size (value) : 0;
+  for (guint i = 0; i < n; i++) {
+    std::vector<double> v;
+    if (!numbers_of (gst_value_array_get_value (value, i), &v, &fault) ||
+        v.size () != 4) {
+      *why = g_strdup_printf ("line %u: %s", i, fault.empty () ?
+          "a line is four numbers, <x1,y1,x2,y2>" : fault.c_str ());
+      return FALSE;
+    }
+    lines.push_back ({v[0], v[1], v[2], v[3]});
+  }
+  std::lock_guard < std::mutex > hold (self->lock);
+  ccl::EventConfig next = self->config;
+  next.lines = std::move (lines);
+  if (!checked (next, self->width, self->height, why))
+    return FALSE;
+  self->config = std::move (next);
+  self->changed = true;
+  return TRUE;
+}
+
+gboolean
+ccl_events_set_zones (CclEvents * self, const GValue * value, gchar ** why)
+{
+  std::vector<ccl::EventZone> zones;
+  std::string fault;
+  const guint n = GST_VALUE_HOLDS_ARRAY (value) ? gst_value_array_get_size (value) : 0;
+  for (guint i = 0; i < n; i++) {
+    std::vector<double> v;
+    if (!numbers_of (gst_value_array_get_value (value, i), &v, &fault) ||
+        v.size () % 2 != 0 || v.size () < 6) {
+      *why = g_strdup_printf ("zone %u: %s", i, !fault.empty () ? fault.c_str () :
+          v.size () % 2 ? "an odd count of numbers: a zone is x,y pairs" :
+          "a zone needs at least 3 points, <x1,y1,x2,y2,x3,y3,...>");
+      return FALSE;
+    }
+    ccl::EventZone z;
+    for (size_t k = 0; k < v.size (); k += 2)
+      z.points.push_back ({v[k], v[k + 1]});
+    zones.push_back (std::move (z));
+  }
+  std::lock_guard < std::mutex > hold (self->lock);
+  ccl::EventConfig next = self->config;
+  for (size_t z = 0; z < zones.size () && z < self->zone_max.size (); z++)
+    zones[z].max_count = self->zone_max[z];
+  next.zones = std::move (zones);
+  if (!checked (next, self->width, self->height, why))
+    return FALSE;
+  self->config = std::move (next);
+  self->changed = true;
+  return TRUE;
+}
+
+gboolean
+ccl_events_set_zone_max (CclEvents * self, const GValue * value, gchar ** why)
+{
+  std::vector<double> v;
+  std::string fault;
+  if (!numbers_of (value, &v, &fault)) {
+    *why = g_strdup (fault.c_str ());
+    return FALSE;
+  }
+  for (double x : v)
+    if (x < 0 || x != std::floor (x) || x > G_MAXUINT32) {
+      *why = g_strdup ("each limit is a whole number of components, 0 for none");
+      return FALSE;
+    }
+  std::lock_guard < std::mutex > hold (self->lock);
+  /* Kept apart from the zones, so that either may be set first. */
+  self->zone_max.assign (v.begin (), v.end ());
+  for (size_t z = 0; z < self->config.zones.size (); z++)
+    self->config.zones[z].max_count = z < v.size () ? uint32_t (v[z]) : 0;
+  self->changed = true;
+  return TRUE;
+}
+
+void
+ccl_events_get_lines (CclEvents * self, GValue * value)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  for (const auto & l : self->config.lines) {
+    GValue line = G_VALUE_INIT;
+    gst_value_array_init (&line, 4);
+    for (double x : {l.x1, l.y1, l.x2, l.y2})
+      append_coordinate (&line, x);
+    take_into (value, &line);
+  }
+}
+
+void
+ccl_events_get_zones (CclEvents * self, GValue * value)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  for (const auto & z : self->config.zones) {
+    GValue zone = G_VALUE_INIT;
+    gst_value_array_init (&zone, 2 * z.points.size ());
+    for (const auto & p : z.points) {
+      append_coordinate (&zone, p.x);
+      append_coordinate (&zone, p.y);
+    }
+    take_into (value, &zone);
+  }
+}
+
+void
+ccl_events_get_zone_max (CclEvents * self, GValue * value)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  for (uint32_t m : self->zone_max)
+    append_number (value, G_TYPE_INT, m);
+}
+
+gboolean
+ccl_events_set_frame_size (CclEvents * self, gint width, gint height,
+    gchar ** why)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  self->width = width;
+  self->height = height;
+  return checked (self->config, width, height, why);
+}
+
+void
+ccl_events_request_reset (CclEvents * self)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  self->changed = true;
+}
+
+gboolean
+ccl_events_update (CclEvents * self, const GstCclComponent * components,
+    guint n, gboolean tracking, GstClockTime running_time)
+{
+  {
+    std::lock_guard < std::mutex > hold (self->lock);
+    if (self->changed) {
+      /* Checked when set, without the frame size for what came first: only
+       * that size can fail here, and then the counter goes without its frame. */
+      try {
+        self->counter.configure (self->config, self->width, self->height);
+      } catch (const ccl::Error &) {
+        self->counter.configure (self->config);
+      }
+      self->active = !self->config.lines.empty () || !self->config.zones.empty ();
+      self->changed = false;
+      self->frame = 0;
+    }
+  }
+  self->events.clear ();
+  if (!self->active)
+    return FALSE;
+
+  self->points.resize (n);
+  self->track_ids.resize (n);
+  for (guint i = 0; i < n; i++) {
+    const GstCclComponent & c = components[i];
+    /* The counter's ids are 32-bit: a stream reaches 2^32 tracks only after
+     * years of a busy scene (docs/EVENTS.md). */
+    self->points[i] = {tracking ? guint32 (c.track_id) : 0, c.centroid_x,
+      c.centroid_y};
+    self->track_ids[i] = tracking ? c.track_id : 0;
+  }
+  self->running_time = running_time;
+  const int64_t t = GST_CLOCK_TIME_IS_VALID (running_time) ? int64_t (running_time) : 0;
+  self->counter.update (self->points.data (), n, self->frame, t, self->events);
+  self->frame++;
+  return TRUE;
+}
+
+static void
+add_array (GstStructure * s, const char *name, GType type,
+    const std::vector<uint64_t> &values)
+{
+  GValue a = G_VALUE_INIT;
+  gst_value_array_init (&a, values.size ());
+  for (uint64_t x : values)
+    append_number (&a, type, x);
+  gst_structure_take_value (s, name, &a);
+}
+
+void
+ccl_events_add_counts (CclEvents * self, GstStructure * s)
+{
+  const ccl::EventCounter & c = self->counter;
+  const ccl::EventConfig & config = c.config ();
+  if (!config.lines.empty ()) {
+    add_array (s, "line-forward", G_TYPE_UINT64, c.forward ());
+    add_array (s, "line-backward", G_TYPE_UINT64, c.backward ());
+  }
+  if (config.zones.empty ())
+    return;
+  add_array (s, "zone-count", G_TYPE_UINT,
+      std::vector<uint64_t> (c.zone_count ().begin (), c.zone_count ().end ()));
+  add_array (s, "zone-entries", G_TYPE_UINT64, c.zone_entries ());
+  add_array (s, "zone-exits", G_TYPE_UINT64, c.zone_exits ());
+
+  /* Per zone, the tracks inside in this frame's component order, with how many
+   * frames and how long (ns of running time) each has been inside. */
+  GValue tracks = G_VALUE_INIT, frames = G_VALUE_INIT, times = G_VALUE_INIT;
+  gst_value_array_init (&tracks, config.zones.size ());
+  gst_value_array_init (&frames, config.zones.size ());
+  gst_value_array_init (&times, config.zones.size ());
+  const int64_t now = GST_CLOCK_TIME_IS_VALID (self->running_time) ?
+      int64_t (self->running_time) : 0;
+  for (size_t z = 0; z < config.zones.size (); z++) {
+    GValue zt = G_VALUE_INIT, zf = G_VALUE_INIT, zd = G_VALUE_INIT;
+    gst_value_array_init (&zt, 0);
+    gst_value_array_init (&zf, 0);
+    gst_value_array_init (&zd, 0);
+    for (size_t i = 0; i < self->points.size (); i++) {
+      ccl::ZoneDwell d;
+      if (self->points[i].track_id == 0 ||
+          !c.dwell (self->points[i].track_id, z, &d))
+        continue;
+      append_number (&zt, G_TYPE_UINT64, self->track_ids[i]);
+      append_number (&zf, G_TYPE_UINT, d.frames);
+      append_number (&zd, G_TYPE_UINT64, uint64_t (std::max<int64_t> (0,
+                  now - d.entry_time)));
+    }
+    take_into (&tracks, &zt);
+    take_into (&frames, &zf);
+    take_into (&times, &zd);
+  }
+  gst_structure_take_value (s, "zone-tracks", &tracks);
+  gst_structure_take_value (s, "zone-dwell-frames", &frames);
+  gst_structure_take_value (s, "zone-dwell-time", &times);
+}
+
+void
+ccl_events_post (CclEvents * self, GstElement * element)
+{
+  for (const ccl::Event & e : self->events) {
+    GstStructure *s = gst_structure_new ("cudaccl-event",
+        "event", G_TYPE_STRING, ccl::to_string (e.kind),
+        "index", G_TYPE_UINT, e.index,
+        "frame", G_TYPE_UINT64, (guint64) e.frame,
+        "running-time", G_TYPE_UINT64, (guint64) e.running_time, NULL);
+    if (e.kind != ccl::EventKind::ZoneMax)
+      gst_structure_set (s, "track-id", G_TYPE_UINT64, (guint64) e.track_id,
+          "x", G_TYPE_DOUBLE, e.x, "y", G_TYPE_DOUBLE, e.y, NULL);
+    if (e.kind == ccl::EventKind::ZoneMax)
+      gst_structure_set (s, "count", G_TYPE_UINT, e.count, NULL);
+    if (e.kind == ccl::EventKind::ZoneEnter || e.kind == ccl::EventKind::ZoneExit)
+      gst_structure_set (s, "entry-time", G_TYPE_UINT64, (guint64) e.entry_time,
+          NULL);
+    if (e.kind == ccl::EventKind::ZoneExit)
+      gst_structure_set (s, "dwell-frames", G_TYPE_UINT, e.count,
+          "dwell-time", G_TYPE_UINT64,
+          (guint64) std::max<int64_t> (0, e.running_time - e.entry_time), NULL);
+    gst_element_post_message (element, gst_message_new_element (GST_OBJECT
+            (element), s));
+  }
+}
+
+guint
+ccl_events_n_events (CclEvents * self)
+{
+  return guint (self->events.size ());
+}

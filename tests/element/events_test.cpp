@@ -1,0 +1,327 @@
+// Lines and zones (lines, zones, zone-max, post-events): the counts and events the
+// element reports equal the crossings, occupancy, entries and exits computed here,
+// independently, from the same frames' messages (centroids and track ids), on random
+// scenes of squares moving across lines and zones; bad values are refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "element_util.h"
+
+namespace ccl::element_test {
+namespace {
+
+using test::Frame;
+using test::GrayImage;
+
+struct Segment {
+  double x1, y1, x2, y2;
+};
+using Polygon = std::vector<std::pair<double, double>>;
+
+const std::vector<Segment> kLines = {{80, 0, 80, 119}, {0, 60, 159, 60}, {20, 100, 140, 20}};
+const std::vector<Polygon> kZones = {{{10, 10}, {70, 10}, {70, 50}, {10, 50}},
+                                     {{90, 70}, {150, 70}, {120, 110}}};
+const std::vector<unsigned> kZoneMax = {1, 2};
+const std::string kSettings =
+    "lines=\"<<80,0,80,119>,<0,60,159,60>,<20,100,140,20>>\" "
+    "zones=\"<<10,10,70,10,70,50,10,50>,<90,70,150,70,120,110>>\" zone-max=\"<1,2>\" "
+    "post-messages=true post-events=true";
+
+// Squares of 5x5 moving at constant speed, bouncing off the frame's edges: their
+// centroids sit on half pixels, never on a line or a zone's edge.
+std::vector<GrayImage> moving_squares(unsigned seed, int frames, int width, int height) {
+  std::mt19937 rng(seed);
+  struct Square {
+    int x, y, vx, vy;
+  };
+  std::vector<Square> squares(6);
+  std::uniform_int_distribution<int> px(0, width - 5), py(0, height - 5), v(-4, 4);
+  for (auto& s : squares) {
+    s = {px(rng), py(rng), v(rng), v(rng)};
+    if (s.vx == 0 && s.vy == 0) s.vx = 3;
+  }
+  std::vector<GrayImage> out;
+  for (int t = 0; t < frames; ++t) {
+    GrayImage g;
+    g.width = width;
+    g.height = height;
+    g.pixels.assign(size_t(width) * height, 0);
+    for (auto& s : squares) {
+      for (int y = s.y; y < s.y + 5; ++y)
+        for (int x = s.x; x < s.x + 5; ++x) g.pixels[size_t(y) * width + x] = 255;
+      if (s.x + s.vx < 0 || s.x + s.vx > width - 5) s.vx = -s.vx;
+      if (s.y + s.vy < 0 || s.y + s.vy > height - 5) s.vy = -s.vy;
+      s.x += s.vx;
+      s.y += s.vy;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+struct Reported {
+  std::vector<double> x, y;
+  std::vector<guint64> track;
+  std::vector<guint64> forward, backward, zone_entries, zone_exits;
+  std::vector<unsigned> zone_count;
+};
+
+template <typename T>
+std::vector<T> array_of(const GstStructure* s, const char* name) {
+  std::vector<T> out;
+  const GValue* a = gst_structure_get_value(s, name);
+  if (!a) return out;
+  for (guint i = 0; i < gst_value_array_get_size(a); ++i) {
+    const GValue* v = gst_value_array_get_value(a, i);
+    if (G_VALUE_HOLDS_DOUBLE(v)) out.push_back(T(g_value_get_double(v)));
+    else if (G_VALUE_HOLDS_UINT64(v)) out.push_back(T(g_value_get_uint64(v)));
+    else if (G_VALUE_HOLDS_UINT(v)) out.push_back(T(g_value_get_uint(v)));
+  }
+  return out;
+}
+
+// (kind, index, track id) of an event.
+using EventKey = std::tuple<std::string, unsigned, guint64>;
+
+// The oracle: the rules of docs/EVENTS.md, written plainly. Sides with long double
+// cross products; segments meet when each one's end points are not strictly on the
+// same side of the other; inside a polygon by the usual crossing count.
+class Oracle {
+ public:
+  std::vector<EventKey> frame(const Reported& r) {
+    std::vector<EventKey> events;
+    std::vector<unsigned> count(kZones.size(), 0);
+    std::set<guint64> seen;
+    for (size_t i = 0; i < r.x.size(); ++i) {
+      for (size_t z = 0; z < kZones.size(); ++z) count[z] += inside(kZones[z], r.x[i], r.y[i]);
+      const guint64 id = r.track[i];
+      if (id == 0 || !seen.insert(id).second) continue;
+      Track& t = tracks_[id];
+      for (size_t l = 0; l < kLines.size(); ++l) {
+        if (!t.known) break;
+        const Segment& s = kLines[l];
+        const bool before = side(s, t.x, t.y) > 0, after = side(s, r.x[i], r.y[i]) > 0;
+        if (before != after && meets(s, t.x, t.y, r.x[i], r.y[i])) {
+          (after ? forward_ : backward_)[l]++;
+          events.emplace_back(after ? "line-forward" : "line-backward", unsigned(l), id);
+        }
+      }
+      for (size_t z = 0; z < kZones.size(); ++z) {
+        const bool in = inside(kZones[z], r.x[i], r.y[i]);
+        if (in && !t.in[z]) {
+          entries_[z]++;
+          events.emplace_back("zone-enter", unsigned(z), id);
+        } else if (!in && t.in[z]) {
+          exits_[z]++;
+          events.emplace_back("zone-exit", unsigned(z), id);
+        }
+        t.in[z] = in;
+      }
+      t = Track{true, r.x[i], r.y[i], frame_, t.in};
+    }
+    for (auto it = tracks_.begin(); it != tracks_.end();) {
+      if (frame_ - it->second.last >= 30) {  // the element's forget_after
+        for (size_t z = 0; z < kZones.size(); ++z)
+          if (it->second.in[z]) {
+            exits_[z]++;
+            events.emplace_back("zone-exit", unsigned(z), it->first);
+          }
+        it = tracks_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (size_t z = 0; z < kZones.size(); ++z) {
+      if (count[z] > kZoneMax[z] && count_[z] <= kZoneMax[z])
+        events.emplace_back("zone-max", unsigned(z), 0);
+      count_[z] = count[z];
+    }
+    ++frame_;
+    std::sort(events.begin(), events.end());
+    return events;
+  }
+
+  std::array<guint64, 3> forward_{}, backward_{};
+  std::array<guint64, 2> entries_{}, exits_{};
+  std::array<unsigned, 2> count_{};
+
+ private:
+  struct Track {
+    bool known = false;
+    double x = 0, y = 0;
+    long last = 0;
+    std::array<bool, 2> in{};
+  };
+  static long double side(const Segment& s, double x, double y) {
+    return (long double)(s.x2 - s.x1) * (y - s.y1) - (long double)(s.y2 - s.y1) * (x - s.x1);
+  }
+  static bool meets(const Segment& s, double ax, double ay, double bx, double by) {
+    auto cross = [](double ox, double oy, double px, double py, double qx, double qy) {
+      const long double v = (long double)(px - ox) * (qy - oy) - (long double)(py - oy) * (qx - ox);
+      return v > 0 ? 1 : v < 0 ? -1 : 0;
+    };
+    const int d1 = cross(ax, ay, bx, by, s.x1, s.y1), d2 = cross(ax, ay, bx, by, s.x2, s.y2);
+    const int d3 = cross(s.x1, s.y1, s.x2, s.y2, ax, ay), d4 = cross(s.x1, s.y1, s.x2, s.y2, bx, by);
+    return d1 * d2 <= 0 && d3 * d4 <= 0;
+  }
+  static bool inside(const Polygon& p, double x, double y) {
+    bool in = false;
+    for (size_t i = 0, j = p.size() - 1; i < p.size(); j = i++) {
+      const auto [xi, yi] = p[i];
+      const auto [xj, yj] = p[j];
+      if ((yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi) in = !in;
+    }
+    return in;
+  }
+
+  std::map<guint64, Track> tracks_;
+  long frame_ = 0;
+};
+
+TEST(Events, CountsAndEventsEqualTheTracksOwnCrossings) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  const int width = 160, height = 120, frames = 80;
+  guint64 crossings = 0, entries = 0, maxima = 0;
+  for (unsigned seed : {1u, 2u, 3u, 4u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Harness h(kSettings);
+    h.set_caps(PixelFormat::Gray8, width, height);
+    Oracle oracle;
+    const auto images = moving_squares(seed, frames, width, height);
+    for (int t = 0; t < frames; ++t) {
+      GstBuffer* in = buffer_from_frame(test::make_frame(images[t], PixelFormat::Gray8));
+      GST_BUFFER_PTS(in) = t * 40 * GST_MSECOND;
+      GstBuffer* out = h.process(in);
+      ASSERT_NE(out, nullptr);
+      gst_buffer_unref(out);
+
+      Reported r;
+      std::vector<EventKey> got;
+      bool have_frame = false;
+      while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
+        const GstStructure* s = gst_message_get_structure(m);
+        if (gst_structure_has_name(s, "cudaccl")) {
+          have_frame = true;
+          r.x = array_of<double>(s, "centroid-x");
+          r.y = array_of<double>(s, "centroid-y");
+          r.track = array_of<guint64>(s, "track-id");
+          r.forward = array_of<guint64>(s, "line-forward");
+          r.backward = array_of<guint64>(s, "line-backward");
+          r.zone_count = array_of<unsigned>(s, "zone-count");
+          r.zone_entries = array_of<guint64>(s, "zone-entries");
+          r.zone_exits = array_of<guint64>(s, "zone-exits");
+        } else if (gst_structure_has_name(s, "cudaccl-event")) {
+          guint index = 0;
+          guint64 track = 0, frame = 0;
+          gst_structure_get_uint(s, "index", &index);
+          gst_structure_get_uint64(s, "track-id", &track);
+          gst_structure_get_uint64(s, "frame", &frame);
+          EXPECT_EQ(frame, guint64(t));
+          got.emplace_back(gst_structure_get_string(s, "event"), index, track);
+        }
+        gst_message_unref(m);
+      }
+      ASSERT_TRUE(have_frame) << "frame " << t << ": no cudaccl message";
+      std::sort(got.begin(), got.end());
+      const auto want = oracle.frame(r);
+      EXPECT_EQ(got, want) << "frame " << t;
+      ASSERT_EQ(r.forward.size(), kLines.size());
+      ASSERT_EQ(r.zone_count.size(), kZones.size());
+      for (size_t l = 0; l < kLines.size(); ++l) {
+        EXPECT_EQ(r.forward[l], oracle.forward_[l]) << "frame " << t << " line " << l;
+        EXPECT_EQ(r.backward[l], oracle.backward_[l]) << "frame " << t << " line " << l;
+      }
+      for (size_t z = 0; z < kZones.size(); ++z) {
+        EXPECT_EQ(r.zone_count[z], oracle.count_[z]) << "frame " << t << " zone " << z;
+        EXPECT_EQ(r.zone_entries[z], oracle.entries_[z]) << "frame " << t << " zone " << z;
+        EXPECT_EQ(r.zone_exits[z], oracle.exits_[z]) << "frame " << t << " zone " << z;
+      }
+      for (const auto& e : want) {
+        crossings += std::get<0>(e).rfind("line", 0) == 0;
+        entries += std::get<0>(e) == "zone-enter";
+        maxima += std::get<0>(e) == "zone-max";
+      }
+    }
+  }
+  // The scenes must exercise what they check.
+  EXPECT_GE(crossings, 10u);
+  EXPECT_GE(entries, 5u);
+  EXPECT_GE(maxima, 1u);
+}
+
+// A lines or zones property's numbers.
+std::vector<std::vector<int>> property_numbers(GstElement* e, const char* name) {
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, GST_TYPE_ARRAY);
+  g_object_get_property(G_OBJECT(e), name, &v);
+  std::vector<std::vector<int>> out;
+  for (guint i = 0; i < gst_value_array_get_size(&v); ++i) {
+    const GValue* inner = gst_value_array_get_value(&v, i);
+    out.emplace_back();
+    for (guint k = 0; k < gst_value_array_get_size(inner); ++k)
+      out.back().push_back(g_value_get_int(gst_value_array_get_value(inner, k)));
+  }
+  g_value_unset(&v);
+  return out;
+}
+
+TEST(Events, BadLinesAndZonesKeepThePreviousValue) {
+  Harness h("lines=\"<<80,0,80,119>>\" zones=\"<<10,10,70,10,70,50>>\"");
+  GstElement* e = h.element();
+  const auto lines = property_numbers(e, "lines"), zones = property_numbers(e, "zones");
+  EXPECT_EQ(lines, (std::vector<std::vector<int>>{{80, 0, 80, 119}}));
+  EXPECT_EQ(zones, (std::vector<std::vector<int>>{{10, 10, 70, 10, 70, 50}}));
+  for (const char* bad : {"<<1,2,3>>", "<<5,5,5,5>>", "<<1,2,3,4,5>>"}) {
+    gst_util_set_object_arg(G_OBJECT(e), "lines", bad);
+    EXPECT_EQ(property_numbers(e, "lines"), lines) << bad;
+  }
+  for (const char* bad : {"<<1,2,3,4,5>>", "<<1,2,3,4>>", "<<1,2,3,4,5,6,7>>"}) {
+    gst_util_set_object_arg(G_OBJECT(e), "zones", bad);
+    EXPECT_EQ(property_numbers(e, "zones"), zones) << bad;
+  }
+  // Outside the frame, once its size is known.
+  h.set_caps(PixelFormat::Gray8, 160, 120);
+  GstBuffer* out = h.process(buffer_from_frame(
+      test::make_frame(moving_squares(1, 1, 160, 120)[0], PixelFormat::Gray8)));
+  ASSERT_NE(out, nullptr);
+  gst_buffer_unref(out);
+  gst_util_set_object_arg(G_OBJECT(e), "lines", "<<0,0,500,10>>");
+  EXPECT_EQ(property_numbers(e, "lines"), lines);
+  gst_util_set_object_arg(G_OBJECT(e), "zones", "<<0,0,10,0,10,-3>>");
+  EXPECT_EQ(property_numbers(e, "zones"), zones);
+  gst_util_set_object_arg(G_OBJECT(e), "lines", "<<0,0,159,119>>");
+  EXPECT_EQ(property_numbers(e, "lines"), (std::vector<std::vector<int>>{{0, 0, 159, 119}}));
+}
+
+TEST(Events, NothingAddedWithoutLinesOrZones) {
+  Harness h("post-messages=true post-events=true");
+  h.set_caps(PixelFormat::Gray8, 160, 120);
+  GstBuffer* out = h.process(buffer_from_frame(
+      test::make_frame(moving_squares(1, 1, 160, 120)[0], PixelFormat::Gray8)));
+  ASSERT_NE(out, nullptr);
+  gst_buffer_unref(out);
+  int frames = 0;
+  while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
+    const GstStructure* s = gst_message_get_structure(m);
+    EXPECT_FALSE(gst_structure_has_name(s, "cudaccl-event"));
+    if (gst_structure_has_name(s, "cudaccl")) {
+      ++frames;
+      EXPECT_FALSE(gst_structure_has_field(s, "line-forward"));
+      EXPECT_FALSE(gst_structure_has_field(s, "zone-count"));
+    }
+    gst_message_unref(m);
+  }
+  EXPECT_EQ(frames, 1);
+}
+
+}  // namespace
+}  // namespace ccl::element_test
