@@ -14,6 +14,7 @@
 
 #include "c_api_columns.h"
 #include "c_api_device.h"
+#include "c_api_guard.h"
 #include "ccl/blob.h"
 #include "ccl/cpu_labeler.h"
 #include "ccl/cuda_engine.h"
@@ -64,10 +65,24 @@ static_assert(uint32_t(CCL_PROPERTY_INTENSITY) == ccl::kPropertyIntensity &&
                   uint32_t(CCL_PROPERTY_ALL) == ccl::kAllProperties,
               "CCL_PROPERTY_* are ccl::Property's bits");
 
+// One copy of this thread's failure for every file of the interface (c_api_guard.h).
+std::string& ccl::capi::last_error() {
+  thread_local std::string message;
+  return message;
+}
+
+int& ccl::capi::last_cuda_error() {
+  thread_local int code = 0;
+  return code;
+}
+
 namespace {
 
-thread_local std::string last_error;
-thread_local int last_cuda_error = 0;
+using ccl::capi::guarded;
+using ccl::capi::Invalid;
+using ccl::capi::read_sized;
+using ccl::capi::Unsupported;
+using ccl::capi::write_sized;
 
 // The CUDA work of one ccl::cuda::Engine: its own, or a foreground model's.
 struct CudaRunner {
@@ -81,66 +96,6 @@ CudaRunner make_runner(int device, bool profiling) {
   r.side = ccl::capi::DeviceSide::create(r.engine->device_id());
   if (profiling) r.engine->set_profiling(ccl::cuda::Profiling::Labeling);
   return r;
-}
-
-// Thrown for bad arguments found here (the engine throws ccl::Error for its own).
-struct Invalid : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-struct Unsupported : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Runs `fn`, mapping what it throws onto a status and this thread's message.
-template <class F>
-ccl_status guarded(F&& fn) {
-  try {
-    fn();
-    last_error.clear();
-    last_cuda_error = 0;
-    return CCL_OK;
-  } catch (const ccl::CudaError& e) {
-    last_error = e.what();
-    last_cuda_error = e.code();
-    return e.out_of_memory() ? CCL_ERROR_OUT_OF_MEMORY : CCL_ERROR_CUDA;
-  } catch (const Unsupported& e) {
-    last_error = e.what();
-    return CCL_ERROR_UNSUPPORTED;
-  } catch (const Invalid& e) {
-    last_error = e.what();
-    return CCL_ERROR_INVALID_ARGUMENT;
-  } catch (const ccl::Error& e) {
-    last_error = e.what();
-    return CCL_ERROR_INVALID_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    last_error = "out of host memory";
-    return CCL_ERROR_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    last_error = e.what();
-    return CCL_ERROR_INTERNAL;
-  } catch (...) {
-    last_error = "unknown exception";
-    return CCL_ERROR_INTERNAL;
-  }
-}
-
-// A caller's struct of `size` bytes read over our defaults: an older, shorter struct
-// leaves the newer members at their defaults.
-template <class T>
-T read_sized(const T* in, T defaults, const char* what) {
-  if (!in) throw Invalid(std::string(what) + " is NULL");
-  if (in->size < sizeof(uint32_t) * 2)
-    throw Invalid(std::string(what) + ".size is " + std::to_string(in->size) +
-                  ": set it to sizeof the struct");
-  std::memcpy(&defaults, in, std::min<size_t>(in->size, sizeof(T)));
-  return defaults;
-}
-
-template <class T>
-void write_sized(T* out, const T& value) {
-  const uint32_t size = out->size;
-  std::memcpy(out, &value, std::min<size_t>(size, sizeof(T)));
-  out->size = size;
 }
 
 ccl::PixelFormat engine_format(int f) {
@@ -411,12 +366,13 @@ const char* ccl_version(void) {
 #endif
 }
 
-const char* ccl_last_error(void) { return last_error.c_str(); }
+const char* ccl_last_error(void) { return ccl::capi::last_error().c_str(); }
 
-int ccl_last_cuda_error(void) { return last_cuda_error; }
+int ccl_last_cuda_error(void) { return ccl::capi::last_cuda_error(); }
 
 const char* ccl_last_cuda_error_name(void) {
-  return last_cuda_error ? ccl::capi::cuda_error_name(last_cuda_error) : "cudaSuccess";
+  const int code = ccl::capi::last_cuda_error();
+  return code ? ccl::capi::cuda_error_name(code) : "cudaSuccess";
 }
 
 int ccl_cuda_compiled(void) { return ccl::cuda::compiled_with_cuda() ? 1 : 0; }

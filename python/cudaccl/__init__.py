@@ -7,12 +7,13 @@ from ._errors import CclError, CudaError, UnsupportedError
 from . import _lib
 from ._label import last_call_info, set_profiling, cuda_usable
 from ._label import label as _label_impl
+from ._events import Event
 from ._labeler import Labeler
 from ._track import Tracker
 
-__all__ = ["label", "Labeler", "Tracker", "CclError", "CudaError", "UnsupportedError",
-           "algorithms", "cuda_usable", "last_call_info", "set_profiling", "library_path",
-           "__version__"]
+__all__ = ["label", "Labeler", "Tracker", "Event", "CclError", "CudaError",
+           "UnsupportedError", "algorithms", "cuda_usable", "last_call_info", "set_profiling",
+           "library_path", "__version__"]
 
 __version__ = _lib.lib.ccl_version().decode()
 library_path = _lib.path

@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from . import _arrays, _label, _lib, _table, _track
+from . import _arrays, _events, _label, _lib, _table, _track
 
 
 class Labeler:
@@ -14,6 +14,15 @@ class Labeler:
         lab = cudaccl.Labeler(foreground="background", min_area=20)
         for frame in clip:
             labels, table = lab(frame)        # table["track_id"], ...
+
+    lines (a sequence of (x1, y1, x2, y2)) and zones (a sequence of polygons, each of at
+    least 3 (x, y) points or the flat x, y numbers), in pixels (x the column, y the
+    row), count the reported components by their centroids (docs/EVENTS.md); zone_max
+    is each zone's most components before a "zone-max" event (0: no limit). Each table
+    then has the attributes line_forward, line_backward, zone_count, zone_entries,
+    zone_exits (NumPy arrays, one value per line or zone) and events (a list of
+    cudaccl.Event). Crossings, entries and exits follow tracks: with track=False only
+    zone_count and zone-max events happen.
 
     The backend is chosen at the first frame (auto: CUDA when usable) and so is the
     device (a device frame's own); later frames must live on the same device."""
@@ -26,8 +35,8 @@ class Labeler:
                  close_radius=0, track=True, max_lost=15, compensate_light=True,
                  group_gap=-1, properties=None, min_circularity=0.0, max_circularity=0.0,
                  min_intensity=0.0, max_intensity=0.0, min_eccentricity=0.0,
-                 max_eccentricity=0.0):
-        self._engine = self._foreground = self._tracker = None
+                 max_eccentricity=0.0, lines=None, zones=None, zone_max=None):
+        self._engine = self._foreground = self._tracker = self._events = None
         self._blob_names = _label.parse_properties(properties)[1]
         self._options = _label.make_options(
             connectivity, threshold, mode, algorithm, min_area, max_components, return_labels,
@@ -46,6 +55,12 @@ class Labeler:
         self._return_labels = bool(return_labels)
         self._needs_model = foreground == "background"
         self._tracker = _track.create_tracker(max_lost) if track else None
+        if lines is not None or zones is not None or zone_max is not None:
+            self._events = _events.Counter(lines, zones, zone_max)
+        if self._events is not None:
+            self._table_kind = _events.EventTable
+        else:
+            self._table_kind = _table.LazyTable if self._tracker is not None else dict
         self._state = _label._ThreadState()
         self._bound = None  # (backend, device) of the first frame
 
@@ -68,32 +83,49 @@ class Labeler:
                 raise ValueError(f"this Labeler runs on CUDA device {device}, the frame is on "
                                  f"device {x.device}: use one Labeler per device")
 
-    def __call__(self, frame):
+    def __call__(self, frame, running_time=0):
         """(labels, table) of the next frame; the table has the blob columns asked for
-        (properties) and the track columns when the Labeler tracks."""
+        (properties) and the track columns when the Labeler tracks, and with lines or
+        zones the frame's counts and events as attributes. running_time: the frame's
+        time in ns on any clock (passed on to the events and dwells)."""
         if self._options is None:
             raise ValueError("the Labeler is closed")
         x = _arrays.adapt(frame)
+        if self._events is not None:
+            running_time = self._events.begin(x.width, x.height, running_time)
         self._bind(x)
         labels, n = _label.run(self._engine, self._foreground, x, self._options_at,
                                self._return_labels, self._state)
         if self._bound[1] == -1 and self._bound[0] == _lib.BACKEND_CUDA:
             self._bound = (self._bound[0], self._state.result.device)  # "current" resolved
         table = _table.engine_table(self._engine, n, self._state.pool, self._blob_names,
-                                    _table.LazyTable if self._tracker is not None else dict)
+                                    self._table_kind)
+        tracks = None
         if self._tracker is not None:
             tracks = np.zeros(n, _track.TRACK_DTYPE)
             _lib.check(_lib.lib.ccl_tracker_update_engine(
                 self._tracker, self._engine, _arrays.data_pointer(tracks)))
             _table.add_tracks(table, tracks)
+        if self._events is not None:
+            self._events.update(table, tracks, n, running_time)
         return labels, table
 
     def reset(self):
-        """A new stream: the background model forgets, tracks end and ids restart at 1."""
+        """A new stream: the background model forgets, tracks end and ids restart at 1,
+        the line and zone counts are zeroed (no exit events) and frames count from 0."""
         if self._foreground is not None:
             _lib.check(_lib.lib.ccl_foreground_reset(self._foreground))
         if self._tracker is not None:
             _lib.check(_lib.lib.ccl_tracker_reset(self._tracker, 1))
+        if self._events is not None:
+            self._events.reset()
+
+    def dwell(self, track_id, zone):
+        """How long track `track_id` has been inside zone `zone`: (frames, entry_frame,
+        entry_time), or None when it is not inside. Needs zones."""
+        if self._events is None:
+            raise ValueError("the Labeler has no zones")
+        return self._events.dwell(track_id, zone)
 
     @property
     def backend(self):
@@ -109,7 +141,9 @@ class Labeler:
             _lib.lib.ccl_engine_destroy(self._engine)
         if self._tracker is not None:
             _lib.lib.ccl_tracker_destroy(self._tracker)
-        self._engine = self._foreground = self._tracker = None
+        if self._events is not None:
+            self._events.close()
+        self._engine = self._foreground = self._tracker = self._events = None
         self._options = None
 
     def __enter__(self):

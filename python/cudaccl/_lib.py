@@ -86,6 +86,31 @@ class TrackerOptions(ctypes.Structure):
     _fields_ = [("size", _u32), ("max_lost", _i32)]
 
 
+# Counting lines and zones (ccl_events_*): the kinds' names, as docs/EVENTS.md names them,
+# in the order of the CCL_EVENT_* values.
+EVENT_KINDS = ("line-forward", "line-backward", "zone-enter", "zone-exit", "zone-max")
+MAX_EVENT_LINES = MAX_EVENT_ZONES = 64
+
+
+class EventsConfig(ctypes.Structure):
+    _fields_ = [("size", _u32), ("n_lines", _u32), ("n_zones", _u32), ("forget_after", _u32),
+                ("lines", _ptr), ("zone_points", _ptr), ("zone_xy", _ptr), ("zone_max", _ptr),
+                ("width", _i32), ("height", _i32)]
+
+
+class Event(ctypes.Structure):
+    _fields_ = [("kind", _u32), ("index", _u32), ("track_id", _u32), ("count", _u32),
+                ("x", _f64), ("y", _f64), ("frame", _u64), ("running_time", _i64),
+                ("entry_time", _i64)]
+
+
+assert ctypes.sizeof(Event) == 56, "Event mirrors ccl_event"
+
+
+class ZoneDwell(ctypes.Structure):
+    _fields_ = [("size", _u32), ("frames", _u32), ("entry_frame", _u64), ("entry_time", _i64)]
+
+
 def _find():
     path = os.environ.get("CUDACCL_LIBRARY")
     if path:
@@ -157,6 +182,18 @@ def _load():
     fn("ccl_tracker_update", ctypes.c_int, _ptr, ctypes.c_int, ctypes.c_int, _ptr,
        ctypes.c_size_t, _ptr)
     fn("ccl_tracker_update_engine", ctypes.c_int, _ptr, _ptr, _ptr)
+    if hasattr(lib, "ccl_events_create"):  # absent from a libccl without lines and zones
+        fn("ccl_events_config_init", None, _ptr)
+        fn("ccl_events_create", ctypes.c_int, ctypes.POINTER(_ptr))
+        fn("ccl_events_destroy", None, _ptr)
+        fn("ccl_events_configure", ctypes.c_int, _ptr, _ptr)
+        fn("ccl_events_reset", ctypes.c_int, _ptr)
+        fn("ccl_events_update", ctypes.c_int, _ptr, _ptr, _ptr, _ptr, _u32, _u64, _i64)
+        fn("ccl_events_update_engine", ctypes.c_int, _ptr, _ptr, _ptr, _u64, _i64)
+        fn("ccl_events_line_counts", ctypes.c_int, _ptr, _ptr, _ptr)
+        fn("ccl_events_zone_counts", ctypes.c_int, _ptr, _ptr, _ptr, _ptr)
+        fn("ccl_events_events", ctypes.c_int, _ptr, ctypes.POINTER(_ptr), ctypes.POINTER(_u32))
+        fn("ccl_events_dwell", ctypes.c_int, _ptr, _u32, _u32, _ptr)
     return lib, path
 
 

@@ -1,6 +1,7 @@
 /* The C interface (ccl/ccl.h) from C, on the CPU backend (and the CUDA one when a
    device is usable): labels and table of a small image, sized structs of an older
-   caller, every error path returning a status and a message. Prints TAP. */
+   caller, every error path returning a status and a message; the tracker and the
+   counting lines and zones. Prints TAP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,241 @@ static void label_on(int backend, const char* what) {
   ccl_engine_destroy(e);
 }
 
+/* Counting lines and zones (ccl_events_*): a line x = 50 walked upwards (positive is
+   x > 50, so moving right is forward) and a square zone [70, 90] x [30, 70] that holds
+   one component before it is overcrowded. */
+static const double events_line[4] = {50, 100, 50, 0};
+static const double events_zone[8] = {70, 30, 90, 30, 90, 70, 70, 70};
+static const uint32_t events_zone_points[1] = {4};
+static const uint32_t events_zone_max[1] = {1};
+
+static ccl_events_config events_config(void) {
+  ccl_events_config c;
+  ccl_events_config_init(&c);
+  c.n_lines = 1;
+  c.lines = events_line;
+  c.n_zones = 1;
+  c.zone_points = events_zone_points;
+  c.zone_xy = events_zone;
+  c.zone_max = events_zone_max;
+  c.width = 100;
+  c.height = 100;
+  return c;
+}
+
+/* The frame's events, or NULL with *n 0 on failure. */
+static const ccl_event* frame_events(ccl_events* ev, uint32_t* n) {
+  const ccl_event* e = NULL;
+  if (ccl_events_events(ev, &e, n) != CCL_OK) *n = 0;
+  return e;
+}
+
+/* One configuration's fault: refused with a message that holds `what`. */
+static void refused(ccl_events* ev, const ccl_events_config* c, const char* what,
+                    const char* name) {
+  ok(ccl_events_configure(ev, c) == CCL_ERROR_INVALID_ARGUMENT &&
+         strstr(ccl_last_error(), what) != NULL,
+     name);
+}
+
+static void events_faults(ccl_events* ev) {
+  ccl_events_config c = events_config();
+  double same[4] = {10, 10, 10, 10};
+  c.lines = same;
+  refused(ev, &c, "identical", "events: a line of two equal points is refused");
+  c = events_config();
+  uint32_t two[1] = {2};
+  c.zone_points = two;
+  refused(ev, &c, "at least 3", "events: a zone of 2 points is refused");
+  c = events_config();
+  double nan_line[4] = {0, 0, 10, 0};
+  nan_line[2] = nan_line[2] / 0.0 * 0.0; /* NaN, without math.h */
+  c.lines = nan_line;
+  refused(ev, &c, "not finite", "events: a coordinate that is not finite is refused");
+  c = events_config();
+  c.width = 60;
+  refused(ev, &c, "outside", "events: a zone outside the frame is refused");
+  c = events_config();
+  c.n_lines = CCL_MAX_EVENT_LINES + 1;
+  refused(ev, &c, "at most 64", "events: 65 lines are refused");
+  c = events_config();
+  c.forget_after = 0;
+  refused(ev, &c, "forget_after", "events: forget_after 0 is refused");
+  c = events_config();
+  c.zone_xy = NULL;
+  refused(ev, &c, "NULL", "events: NULL zone points are refused");
+  c = events_config();
+  c.size = 0;
+  refused(ev, &c, "size", "events: a config of size 0 is refused");
+  ok(ccl_events_configure(NULL, &c) == CCL_ERROR_INVALID_ARGUMENT &&
+         ccl_events_reset(NULL) == CCL_ERROR_INVALID_ARGUMENT &&
+         ccl_events_update(NULL, NULL, NULL, NULL, 0, 0, 0) == CCL_ERROR_INVALID_ARGUMENT &&
+         ccl_events_create(NULL) == CCL_ERROR_INVALID_ARGUMENT,
+     "events: NULL handles are refused");
+}
+
+/* A crossing, entries, overcrowding and an exit, frame by frame. */
+static void events_counts(ccl_events* ev) {
+  ccl_events_config c = events_config();
+  ok(ccl_events_configure(ev, &c) == CCL_OK, "events: configured");
+  events_faults(ev); /* the configuration above stays through them */
+
+  uint32_t id[2] = {1, 2};
+  double x[2] = {40, 0}, y[2] = {50, 0};
+  uint32_t n = 0;
+  ccl_status s = ccl_events_update(ev, id, x, y, 1, 0, 0);
+  frame_events(ev, &n);
+  ok(s == CCL_OK && n == 0, "events: a track first seen crosses nothing");
+  x[0] = 60;
+  s = ccl_events_update(ev, id, x, y, 1, 1, 1000);
+  const ccl_event* e = frame_events(ev, &n);
+  uint64_t fwd = 9, bwd = 9;
+  ccl_events_line_counts(ev, &fwd, &bwd);
+  ok(s == CCL_OK && n == 1 && e[0].kind == CCL_EVENT_LINE_FORWARD && e[0].index == 0 &&
+         e[0].track_id == 1 && e[0].x == 60 && e[0].y == 50 && e[0].frame == 1 &&
+         e[0].running_time == 1000 && fwd == 1 && bwd == 0,
+     "events: moving right across the line is one forward crossing (the faulty configurations left it)");
+
+  x[0] = 80;
+  s = ccl_events_update(ev, id, x, y, 1, 2, 2000);
+  e = frame_events(ev, &n);
+  uint32_t count = 9;
+  uint64_t entries = 9, exits = 9;
+  ccl_events_zone_counts(ev, &count, &entries, &exits);
+  ccl_zone_dwell d;
+  memset(&d, 0, sizeof d);
+  d.size = sizeof d;
+  ccl_status s2 = ccl_events_dwell(ev, 1, 0, &d);
+  ok(s == CCL_OK && n == 1 && e[0].kind == CCL_EVENT_ZONE_ENTER && e[0].track_id == 1 &&
+         e[0].count == 1 && e[0].entry_time == 2000 && count == 1 && entries == 1 &&
+         exits == 0 && s2 == CCL_OK && d.frames == 1 && d.entry_frame == 2 &&
+         d.entry_time == 2000,
+     "events: a track entering the zone, its dwell");
+
+  x[1] = 85;
+  y[1] = 60;
+  s = ccl_events_update(ev, id, x, y, 2, 3, 3000);
+  e = frame_events(ev, &n);
+  ccl_events_zone_counts(ev, &count, NULL, NULL);
+  ok(s == CCL_OK && n == 2 && e[0].kind == CCL_EVENT_ZONE_ENTER && e[0].track_id == 2 &&
+         e[1].kind == CCL_EVENT_ZONE_MAX && e[1].index == 0 && e[1].count == 2 &&
+         e[1].track_id == 0 && count == 2,
+     "events: a second track inside overcrowds the zone (zone-max after the entries)");
+
+  x[0] = 95;
+  s = ccl_events_update(ev, id, x, y, 2, 4, 4000);
+  e = frame_events(ev, &n);
+  ccl_events_zone_counts(ev, &count, &entries, &exits);
+  s2 = ccl_events_dwell(ev, 1, 0, &d);
+  ok(s == CCL_OK && n == 1 && e[0].kind == CCL_EVENT_ZONE_EXIT && e[0].track_id == 1 &&
+         e[0].count == 2 && e[0].entry_time == 2000 && e[0].x == 95 && count == 1 &&
+         entries == 2 && exits == 1 && s2 == CCL_OK && d.frames == 0,
+     "events: leaving the zone is an exit with the frames it stayed");
+
+  /* Untracked components count inside the zone only. */
+  double ux[2] = {80, 75}, uy[2] = {40, 40};
+  s = ccl_events_update(ev, NULL, ux, uy, 2, 5, 5000);
+  e = frame_events(ev, &n);
+  ccl_events_zone_counts(ev, &count, &entries, NULL);
+  ok(s == CCL_OK && n == 1 && e[0].kind == CCL_EVENT_ZONE_MAX && count == 2 && entries == 2,
+     "events: untracked components count in the zone, and enter nothing");
+  ok(ccl_events_dwell(ev, 2, 1, &d) == CCL_ERROR_INVALID_ARGUMENT &&
+         strstr(ccl_last_error(), "zone 1") != NULL &&
+         ccl_events_update(ev, id, NULL, y, 1, 6, 0) == CCL_ERROR_INVALID_ARGUMENT,
+     "events: the dwell of no such zone, NULL centroids are refused");
+
+  s = ccl_events_reset(ev);
+  e = frame_events(ev, &n);
+  ccl_events_line_counts(ev, &fwd, &bwd);
+  ccl_events_zone_counts(ev, &count, &entries, &exits);
+  ccl_events_dwell(ev, 2, 0, &d);
+  ok(s == CCL_OK && n == 0 && e == NULL && fwd == 0 && bwd == 0 && count == 0 &&
+         entries == 0 && exits == 0 && d.frames == 0,
+     "events: reset zeroes the counts and forgets the tracks");
+
+  /* A track unseen for forget_after updates exits where it was last. */
+  c.forget_after = 2;
+  ccl_events_configure(ev, &c);
+  id[0] = 7;
+  x[0] = 80;
+  y[0] = 50;
+  ccl_events_update(ev, id, x, y, 1, 0, 0);
+  ccl_events_update(ev, id, x, y, 0, 1, 0);
+  frame_events(ev, &n);
+  const uint32_t after_one = n;
+  ccl_events_update(ev, id, x, y, 0, 2, 77);
+  e = frame_events(ev, &n);
+  ok(after_one == 0 && n == 1 && e[0].kind == CCL_EVENT_ZONE_EXIT && e[0].track_id == 7 &&
+         e[0].x == 80 && e[0].frame == 2 && e[0].running_time == 77 && e[0].count == 1,
+     "events: a forgotten track exits the zone it was in");
+}
+
+/* ccl_events_update_engine: the engine's components by their centroids, with the
+   tracker's ids. The block's centroid is (2, 1.5), the pixel's (6, 4). */
+static void events_engine(ccl_events* ev) {
+  ccl_engine* e = NULL;
+  ccl_tracker* t = NULL;
+  ccl_status s = ccl_engine_create(CCL_BACKEND_CPU, -1, &e);
+  ccl_status s2 = ccl_tracker_create(NULL, &t);
+  ok(s == CCL_OK && s2 == CCL_OK, "events: an engine and a tracker to feed them");
+  if (s != CCL_OK || s2 != CCL_OK) return;
+  const double zone[6] = {0, 0, 4, 0, 0, 4};
+  const uint32_t points[1] = {3};
+  ccl_events_config c;
+  ccl_events_config_init(&c);
+  c.n_zones = 1;
+  c.zone_points = points;
+  c.zone_xy = zone;
+  c.width = W;
+  c.height = H;
+  ccl_events_configure(ev, &c);
+  ok(ccl_events_update_engine(ev, e, NULL, 0, 0) == CCL_ERROR_INVALID_ARGUMENT &&
+         strstr(ccl_last_error(), "no labeled frame") != NULL,
+     "events: an engine without a frame is refused");
+  ccl_image im = make_image();
+  ccl_options o;
+  ccl_options_init(&o);
+  ccl_result r;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  ccl_track tr[2];
+  uint32_t count = 0, n = 0;
+  s = ccl_engine_label(e, NULL, &im, &o, NULL, &r);
+  s2 = ccl_tracker_update_engine(t, e, tr);
+  ccl_status s3 = ccl_events_update_engine(ev, e, tr, 0, 0);
+  const ccl_event* got = frame_events(ev, &n);
+  ccl_events_zone_counts(ev, &count, NULL, NULL);
+  ok(s == CCL_OK && s2 == CCL_OK && s3 == CCL_OK && count == 1 && n == 1 &&
+         got[0].kind == CCL_EVENT_ZONE_ENTER && got[0].track_id == tr[0].id &&
+         got[0].x == 2.0 && got[0].y == 1.5,
+     "events: the engine's block enters the zone with its track id and centroid");
+  s3 = ccl_events_update_engine(ev, e, NULL, 1, 0);
+  frame_events(ev, &n);
+  ccl_events_zone_counts(ev, &count, NULL, NULL);
+  ok(s3 == CCL_OK && count == 1 && n == 0, "events: untracked, the block is counted only");
+  ccl_tracker_destroy(t);
+  ccl_engine_destroy(e);
+}
+
+static void events_cases(void) {
+  ccl_events_config c;
+  ccl_events_config_init(&c);
+  ok(c.size == sizeof c && c.forget_after == 30 && c.n_lines == 0 && c.lines == NULL &&
+         sizeof(ccl_event) == 56,
+     "events: config defaults; ccl_event is 56 bytes");
+  ccl_events* ev = NULL;
+  ok(ccl_events_create(&ev) == CCL_OK && ev != NULL, "events: created");
+  if (!ev) return;
+  double x = 1, y = 1;
+  uint32_t id = 1, n = 9;
+  ok(ccl_events_update(ev, &id, &x, &y, 1, 0, 0) == CCL_OK && frame_events(ev, &n) == NULL &&
+         n == 0,
+     "events: unconfigured, it counts nothing");
+  events_counts(ev);
+  events_engine(ev);
+  ccl_events_destroy(ev);
+}
+
 int main(void) {
   memset(image, 0, sizeof image);
   for (int y = 1; y < 3; ++y) memset(image + y * STRIDE + 1, 200, 3);
@@ -299,6 +535,8 @@ int main(void) {
   ccl_tracker_destroy(t);
   to.max_lost = -1;
   ok(ccl_tracker_create(&to, &t) == CCL_ERROR_INVALID_ARGUMENT, "negative max_lost is refused");
+
+  events_cases();
 
   printf("1..%d\n", count);
   return failed ? 1 : 0;

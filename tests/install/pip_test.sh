@@ -25,7 +25,7 @@ trap 'rm -rf "$stage"' EXIT
 # shellcheck source=../common/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
-plan=14
+plan=15
 echo "1..$plan"
 # bail WHY: the remaining cases skipped (a machine without what the test needs).
 bail() {
@@ -156,7 +156,7 @@ else
   not_ok "CUDACCL_LIBRARY overrides the package's own library" "$out"
 fi
 
-# 9-14. The Python suite's tests (CPU backend where no device is usable) on the
+# 9-15. The Python suite's tests (CPU backend where no device is usable) on the
 # installed package. A test that skips everything (it could not import cudaccl) fails.
 suite() {
   local name=$1 out
@@ -173,5 +173,6 @@ suite "blob_test.py" "$tests/blob_test.py" "$testdata" "$fetch_script" "$import_
 suite "tracker_test.py" "$tests/tracker_test.py" "$scene_tables" "$stage/scene-tables-out"
 suite "call_cache_test.py" "$tests/call_cache_test.py"
 suite "call_path_test.py" "$tests/call_path_test.py"
+suite "events_test.py" "$tests/events_test.py"
 suite "python_doc_test.py" "$tests/python_doc_test.py" "$src/docs/PYTHON.md"
 [ $failed -eq 0 ]

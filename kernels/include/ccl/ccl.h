@@ -1,16 +1,16 @@
 /* cudaccl engine: the C interface (docs/PYTHON.md uses it through ctypes).
  *
  * Opaque handles for an engine (a backend: the CPU reference or a CUDA device), a
- * foreground model (the per-pixel background model, which keeps state between frames)
- * and a tracker. Every function returns a ccl_status; on failure ccl_last_error() gives
- * the message of the calling thread's last failure. No C++ exception crosses this
- * interface.
+ * foreground model (the per-pixel background model, which keeps state between frames),
+ * a tracker and a counter of line crossings and zones (ccl_events). Every function
+ * returns a ccl_status; on failure ccl_last_error() gives the message of the calling
+ * thread's last failure. No C++ exception crosses this interface.
  *
  * Structs that callers fill or receive start with a `size` member, set to
  * sizeof(the struct) by the caller (the *_init functions do it): a later version may
  * append members and still read and write what an older caller passes. ccl_component,
- * ccl_blob and ccl_track are arrays' elements and never grow: a new layout gets a new
- * name.
+ * ccl_blob, ccl_track and ccl_event are arrays' elements and never grow: a new layout
+ * gets a new name.
  *
  * Threads: one handle is used by one thread at a time; different handles may be used
  * by different threads at once. */
@@ -318,6 +318,117 @@ ccl_status ccl_tracker_update(ccl_tracker* tracker, int width, int height,
                               const ccl_component* components, size_t count, ccl_track* out);
 /* The same on the engine's last frame (its reported components, in order). */
 ccl_status ccl_tracker_update_engine(ccl_tracker* tracker, ccl_engine* engine, ccl_track* out);
+
+/* Counting lines and zones (docs/EVENTS.md; the engine's ccl::EventCounter,
+   ccl/events.h): fed each frame's component centroids with their track ids, a
+   ccl_events counts the tracks crossing each line in each direction, the components
+   inside each zone, the tracks entering and leaving each zone and how long they stay,
+   and reports each of these as a ccl_event. Geometry in pixels, in the frame's
+   coordinates (x to the right, y down). */
+typedef struct ccl_events ccl_events;
+
+#define CCL_MAX_EVENT_LINES 64
+#define CCL_MAX_EVENT_ZONES 64
+
+/* ccl_event.kind. */
+enum {
+  CCL_EVENT_LINE_FORWARD = 0,  /* a track crossed a line from its negative side to its positive */
+  CCL_EVENT_LINE_BACKWARD = 1, /* ... from the positive side to the negative */
+  CCL_EVENT_ZONE_ENTER = 2,    /* a track is inside a zone and was not in its previous report */
+  CCL_EVENT_ZONE_EXIT = 3,     /* a track inside a zone left it, or was forgotten inside */
+  CCL_EVENT_ZONE_MAX = 4       /* a zone's count rose above its limit */
+};
+
+/* Lines and zones; ccl_events_config_init gives none and the defaults. */
+typedef struct {
+  uint32_t size;
+  uint32_t n_lines;           /* at most CCL_MAX_EVENT_LINES */
+  uint32_t n_zones;           /* at most CCL_MAX_EVENT_ZONES */
+  /* A track not reported in this many frames (updates) in a row is forgotten (a zone
+     it was inside sees it exit); one reported again later is a new track. At least 1;
+     30 by default. */
+  uint32_t forget_after;
+  /* n_lines segments, 4 numbers each: x1, y1, x2, y2. A point's side of a line is
+     the sign of (x2-x1)(y-y1) - (y2-y1)(x-x1); a point on the line is negative. */
+  const double* lines;
+  /* n_zones polygons (closed, even-odd rule): zone_points[z] points each (at least
+     3), their x, y pairs back to back in zone_xy, zone 0's first. */
+  const uint32_t* zone_points;
+  const double* zone_xy;
+  /* Per zone, the most components it may hold before a CCL_EVENT_ZONE_MAX (0: no
+     limit); NULL: no limit anywhere. */
+  const uint32_t* zone_max;
+  /* The frame's size, when both are > 0: every point must lie within [0, width] x
+     [0, height]. 0: not checked. */
+  int32_t width, height;
+} ccl_events_config;
+
+/* One event, as ccl::Event. An array's element: never grows. */
+typedef struct {
+  uint32_t kind;     /* CCL_EVENT_* */
+  uint32_t index;    /* the line's or the zone's */
+  uint32_t track_id; /* 0 for CCL_EVENT_ZONE_MAX */
+  /* ZONE_MAX: the zone's count. ZONE_ENTER: 1. ZONE_EXIT: the frames the track was
+     inside (its dwell). Otherwise 0. */
+  uint32_t count;
+  double x, y; /* the track's centroid (a forgotten track's: its last); 0 for ZONE_MAX */
+  uint64_t frame;       /* as given to the update (a forgotten track's: that update's) */
+  int64_t running_time; /* likewise */
+  int64_t entry_time;   /* ZONE_ENTER, ZONE_EXIT: the running time the track entered at */
+} ccl_event;
+
+/* How long a track has been inside a zone. */
+typedef struct {
+  uint32_t size;
+  uint32_t frames;      /* frames reported inside since it entered (1 on entry); 0: not inside */
+  uint64_t entry_frame; /* the frame it entered in */
+  int64_t entry_time;   /* the running time it entered at: its dwell is now - this */
+} ccl_zone_dwell;
+
+void ccl_events_config_init(ccl_events_config* config);
+
+/* A counter with no line and no zone: it counts nothing until configured. */
+ccl_status ccl_events_create(ccl_events** out);
+void ccl_events_destroy(ccl_events* events);
+/* Replaces the lines and zones and resets (ccl_events_reset). A faulty configuration
+   (a line of two equal points, a zone of fewer than 3 points, a coordinate that is
+   not finite or lies outside the frame, too many lines or zones, forget_after 0) is
+   CCL_ERROR_INVALID_ARGUMENT with ccl_last_error() naming it; the previous
+   configuration, counts and tracks stay. */
+ccl_status ccl_events_configure(ccl_events* events, const ccl_events_config* config);
+/* Zeroes every count and forgets every track, reporting no event for it. */
+ccl_status ccl_events_reset(ccl_events* events);
+
+/* One frame's reported components: n centroids (x, y) with their track ids
+   (track_ids NULL, or an id 0: untracked, counted in the zones' counts only; ids need
+   only be distinct within a frame and stable across frames). `frame` and
+   `running_time` (ns, any clock) are only passed on to the events and dwells. The
+   frame's events replace the previous frame's (ccl_events_events): per component in
+   the order given its crossings by line, then its entries and exits by zone; then the
+   exits of the tracks forgotten in this frame; then ZONE_MAX by zone. */
+ccl_status ccl_events_update(ccl_events* events, const uint32_t* track_ids, const double* x,
+                             const double* y, uint32_t n, uint64_t frame, int64_t running_time);
+/* The same for the engine's last frame: its reported components (ccl_engine_components)
+   by their centroids, with the tracks ccl_tracker_update_engine wrote for them (NULL:
+   untracked). Track ids are taken modulo 2^32. */
+ccl_status ccl_events_update_engine(ccl_events* events, ccl_engine* engine,
+                                    const ccl_track* tracks, uint64_t frame,
+                                    int64_t running_time);
+
+/* Per line (n_lines values each), the tracks that crossed it since the last reset,
+   forward and backward; either pointer may be NULL. */
+ccl_status ccl_events_line_counts(const ccl_events* events, uint64_t* forward, uint64_t* backward);
+/* Per zone (n_zones values each): the components inside it in the last frame, and the
+   entries and exits since the last reset; any pointer may be NULL. */
+ccl_status ccl_events_zone_counts(const ccl_events* events, uint32_t* count, uint64_t* entries,
+                                  uint64_t* exits);
+/* The last update's events, valid until the counter's next update, reset or
+   configure (*data NULL when *count is 0). */
+ccl_status ccl_events_events(const ccl_events* events, const ccl_event** data, uint32_t* count);
+/* How long track `track_id` has been inside zone `zone` (frames 0 when it is not);
+   a zone beyond the configuration's is CCL_ERROR_INVALID_ARGUMENT. */
+ccl_status ccl_events_dwell(const ccl_events* events, uint32_t track_id, uint32_t zone,
+                            ccl_zone_dwell* out);
 
 #ifdef __cplusplus
 }
