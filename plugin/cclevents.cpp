@@ -138,25 +138,32 @@ checked (const ccl::EventConfig & config, gint width, gint height,
   return false;
 }
 
-gboolean
-ccl_events_set_lines (CclEvents * self, const GValue * value, gchar ** why)
+/* The number arrays of a lines or zones value, each checked by `fits` (which
+ * names what is wrong, or returns NULL), or FALSE with *why. */
+static bool
+entries_of (const GValue * value, const char *what,
+    const char *(*fits) (const std::vector<double> &),
+    std::vector<std::vector<double>> *out, gchar ** why)
 {
-  std::vector<ccl::EventLine> lines;
-  std::string fault;
   const guint n = GST_VALUE_HOLDS_ARRAY (value) ? gst_value_array_get_size (value) : 0;
   for (guint i = 0; i < n; i++) {
     std::vector<double> v;
+    std::string fault;
+    const char *misfit = NULL;
     if (!numbers_of (gst_value_array_get_value (value, i), &v, &fault) ||
-        v.size () != 4) {
-      *why = g_strdup_printf ("line %u: %s", i, fault.empty () ?
-          "a line is four numbers, <x1,y1,x2,y2>" : fault.c_str ());
-      return FALSE;
+        (misfit = fits (v)) != NULL) {
+      *why = g_strdup_printf ("%s %u: %s", what, i, misfit ? misfit : fault.c_str ());
+      return false;
     }
-    lines.push_back ({v[0], v[1], v[2], v[3]});
+    out->push_back (std::move (v));
   }
-  std::lock_guard < std::mutex > hold (self->lock);
-  ccl::EventConfig next = self->config;
-  next.lines = std::move (lines);
+  return true;
+}
+
+/* Takes `next` when it fits the frame (see checked()). */
+static gboolean
+take_config (CclEvents * self, ccl::EventConfig && next, gchar ** why)
+{
   if (!checked (next, self->width, self->height, why))
     return FALSE;
   self->config = std::move (next);
@@ -165,35 +172,43 @@ ccl_events_set_lines (CclEvents * self, const GValue * value, gchar ** why)
 }
 
 gboolean
-ccl_events_set_zones (CclEvents * self, const GValue * value, gchar ** why)
+ccl_events_set_lines (CclEvents * self, const GValue * value, gchar ** why)
 {
-  std::vector<ccl::EventZone> zones;
-  std::string fault;
-  const guint n = GST_VALUE_HOLDS_ARRAY (value) ? gst_value_array_get_size (value) : 0;
-  for (guint i = 0; i < n; i++) {
-    std::vector<double> v;
-    if (!numbers_of (gst_value_array_get_value (value, i), &v, &fault) ||
-        v.size () % 2 != 0 || v.size () < 6) {
-      *why = g_strdup_printf ("zone %u: %s", i, !fault.empty () ? fault.c_str () :
-          v.size () % 2 ? "an odd count of numbers: a zone is x,y pairs" :
-          "a zone needs at least 3 points, <x1,y1,x2,y2,x3,y3,...>");
-      return FALSE;
-    }
-    ccl::EventZone z;
-    for (size_t k = 0; k < v.size (); k += 2)
-      z.points.push_back ({v[k], v[k + 1]});
-    zones.push_back (std::move (z));
-  }
+  std::vector<std::vector<double>> entries;
+  if (!entries_of (value, "line", [](const std::vector<double> &v) {
+            return v.size () == 4 ? (const char *) NULL :
+                "a line is four numbers, <x1,y1,x2,y2>";
+          }, &entries, why))
+    return FALSE;
   std::lock_guard < std::mutex > hold (self->lock);
   ccl::EventConfig next = self->config;
-  for (size_t z = 0; z < zones.size () && z < self->zone_max.size (); z++)
-    zones[z].max_count = self->zone_max[z];
-  next.zones = std::move (zones);
-  if (!checked (next, self->width, self->height, why))
+  next.lines.clear ();
+  for (const auto & v : entries)
+    next.lines.push_back ({v[0], v[1], v[2], v[3]});
+  return take_config (self, std::move (next), why);
+}
+
+gboolean
+ccl_events_set_zones (CclEvents * self, const GValue * value, gchar ** why)
+{
+  std::vector<std::vector<double>> entries;
+  if (!entries_of (value, "zone", [](const std::vector<double> &v) {
+            return v.size () % 2 ? "an odd count of numbers: a zone is x,y pairs" :
+                v.size () < 6 ? "a zone needs at least 3 points, <x1,y1,x2,y2,x3,y3,...>" :
+                (const char *) NULL;
+          }, &entries, why))
     return FALSE;
-  self->config = std::move (next);
-  self->changed = true;
-  return TRUE;
+  std::lock_guard < std::mutex > hold (self->lock);
+  ccl::EventConfig next = self->config;
+  next.zones.clear ();
+  for (size_t i = 0; i < entries.size (); i++) {
+    ccl::EventZone z;
+    for (size_t k = 0; k < entries[i].size (); k += 2)
+      z.points.push_back ({entries[i][k], entries[i][k + 1]});
+    z.max_count = i < self->zone_max.size () ? self->zone_max[i] : 0;
+    next.zones.push_back (std::move (z));
+  }
+  return take_config (self, std::move (next), why);
 }
 
 gboolean
