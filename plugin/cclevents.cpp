@@ -6,38 +6,16 @@
 #include "cclevents.h"
 
 #include <algorithm>
-#include <cmath>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "ccl/events.h"
-#include "ccl/types.h"
 
 namespace {
 
-/* A number of a property's array: what gst_value_deserialize makes of "320"
- * (int) or "320.5" (double), and what an application may set. */
-bool number_of (const GValue * v, double *out)
-{
-  if (G_VALUE_HOLDS_INT (v))
-    *out = g_value_get_int (v);
-  else if (G_VALUE_HOLDS_UINT (v))
-    *out = g_value_get_uint (v);
-  else if (G_VALUE_HOLDS_INT64 (v))
-    *out = double (g_value_get_int64 (v));
-  else if (G_VALUE_HOLDS_UINT64 (v))
-    *out = double (g_value_get_uint64 (v));
-  else if (G_VALUE_HOLDS_DOUBLE (v))
-    *out = g_value_get_double (v);
-  else if (G_VALUE_HOLDS_FLOAT (v))
-    *out = g_value_get_float (v);
-  else
-    return false;
-  return std::isfinite (*out);
-}
-
-/* The numbers of an array of numbers, or a reason. */
+/* The integers of an array: the properties' specs hold int elements (GObject
+ * has turned anything else into ints before these functions see it). */
 bool numbers_of (const GValue * v, std::vector<double> *out, std::string * why)
 {
   if (!GST_VALUE_HOLDS_ARRAY (v)) {
@@ -47,20 +25,8 @@ bool numbers_of (const GValue * v, std::vector<double> *out, std::string * why)
   const guint n = gst_value_array_get_size (v);
   out->resize (n);
   for (guint i = 0; i < n; i++)
-    if (!number_of (gst_value_array_get_value (v, i), &(*out)[i])) {
-      *why = "entry " + std::to_string (i) + " is not a finite number";
-      return false;
-    }
+    (*out)[i] = g_value_get_int (gst_value_array_get_value (v, i));
   return true;
-}
-
-void append_double (GValue * array, double x)
-{
-  GValue v = G_VALUE_INIT;
-  g_value_init (&v, G_TYPE_DOUBLE);
-  g_value_set_double (&v, x);
-  gst_value_array_append_value (array, &v);
-  g_value_unset (&v);
 }
 
 template <typename T> void append_number (GValue * array, GType type, T x)
@@ -77,19 +43,10 @@ template <typename T> void append_number (GValue * array, GType type, T x)
   g_value_unset (&v);
 }
 
-/* An array of numbers as a property shows it: whole numbers as integers, so that
- * what was set as "<320,0,320,359>" reads back the same. */
+/* A coordinate as the property shows it: whole pixels, as it was set. */
 void append_coordinate (GValue * array, double x)
 {
-  if (x == std::floor (x) && std::fabs (x) < 2147483647.0)
-    append_number (array, G_TYPE_INT, x);
-  else
-    append_double (array, x);
-}
-
-void take_into (GValue * outer, GValue * inner)
-{
-  gst_value_array_append_and_take_value (outer, inner);
+  append_number (array, G_TYPE_INT, x);
 }
 
 }  // namespace
@@ -109,7 +66,6 @@ struct _CclEvents
   std::vector<ccl::TrackCentroid> points;
   std::vector<ccl::Event> events;
   std::vector<guint64> track_ids;       /* the frame's, in component order */
-  guint64 frame = 0;            /* since the last reset */
   GstClockTime running_time = GST_CLOCK_TIME_NONE;
 };
 
@@ -221,8 +177,8 @@ ccl_events_set_zone_max (CclEvents * self, const GValue * value, gchar ** why)
     return FALSE;
   }
   for (double x : v)
-    if (x < 0 || x != std::floor (x) || x > G_MAXUINT32) {
-      *why = g_strdup ("each limit is a whole number of components, 0 for none");
+    if (x < 0) {
+      *why = g_strdup ("each limit is a number of components, 0 for none");
       return FALSE;
     }
   std::lock_guard < std::mutex > hold (self->lock);
@@ -243,7 +199,7 @@ ccl_events_get_lines (CclEvents * self, GValue * value)
     gst_value_array_init (&line, 4);
     for (double x : {l.x1, l.y1, l.x2, l.y2})
       append_coordinate (&line, x);
-    take_into (value, &line);
+    gst_value_array_append_and_take_value (value, &line);
   }
 }
 
@@ -258,7 +214,7 @@ ccl_events_get_zones (CclEvents * self, GValue * value)
       append_coordinate (&zone, p.x);
       append_coordinate (&zone, p.y);
     }
-    take_into (value, &zone);
+    gst_value_array_append_and_take_value (value, &zone);
   }
 }
 
@@ -294,16 +250,12 @@ ccl_events_update (CclEvents * self, const GstCclComponent * components,
   {
     std::lock_guard < std::mutex > hold (self->lock);
     if (self->changed) {
-      /* Checked when set, without the frame size for what came first: only
-       * that size can fail here, and then the counter goes without its frame. */
-      try {
-        self->counter.configure (self->config, self->width, self->height);
-      } catch (const ccl::Error &) {
-        self->counter.configure (self->config);
-      }
+      /* Checked when set (against the frame size known then; a later size that
+       * they miss was warned about in set_frame_size): the size is no more to
+       * the counter than a check. */
+      self->counter.configure (self->config);
       self->active = !self->config.lines.empty () || !self->config.zones.empty ();
       self->changed = false;
-      self->frame = 0;
     }
   }
   self->events.clear ();
@@ -322,14 +274,14 @@ ccl_events_update (CclEvents * self, const GstCclComponent * components,
   }
   self->running_time = running_time;
   const int64_t t = GST_CLOCK_TIME_IS_VALID (running_time) ? int64_t (running_time) : 0;
-  self->counter.update (self->points.data (), n, self->frame, t, self->events);
-  self->frame++;
+  /* Frames are numbered from the last reset, which zeroed the counter's. */
+  self->counter.update (self->points.data (), n, self->counter.frames (), t,
+      self->events);
   return TRUE;
 }
 
-static void
-add_array (GstStructure * s, const char *name, GType type,
-    const std::vector<uint64_t> &values)
+template <typename Values> static void
+add_array (GstStructure * s, const char *name, GType type, const Values & values)
 {
   GValue a = G_VALUE_INIT;
   gst_value_array_init (&a, values.size ());
@@ -349,8 +301,7 @@ ccl_events_add_counts (CclEvents * self, GstStructure * s)
   }
   if (config.zones.empty ())
     return;
-  add_array (s, "zone-count", G_TYPE_UINT,
-      std::vector<uint64_t> (c.zone_count ().begin (), c.zone_count ().end ()));
+  add_array (s, "zone-count", G_TYPE_UINT, c.zone_count ());
   add_array (s, "zone-entries", G_TYPE_UINT64, c.zone_entries ());
   add_array (s, "zone-exits", G_TYPE_UINT64, c.zone_exits ());
 
@@ -377,9 +328,9 @@ ccl_events_add_counts (CclEvents * self, GstStructure * s)
       append_number (&zd, G_TYPE_UINT64, uint64_t (std::max<int64_t> (0,
                   now - d.entry_time)));
     }
-    take_into (&tracks, &zt);
-    take_into (&frames, &zf);
-    take_into (&times, &zd);
+    gst_value_array_append_and_take_value (&tracks, &zt);
+    gst_value_array_append_and_take_value (&frames, &zf);
+    gst_value_array_append_and_take_value (&times, &zd);
   }
   gst_structure_take_value (s, "zone-tracks", &tracks);
   gst_structure_take_value (s, "zone-dwell-frames", &frames);
@@ -410,10 +361,4 @@ ccl_events_post (CclEvents * self, GstElement * element)
     gst_element_post_message (element, gst_message_new_element (GST_OBJECT
             (element), s));
   }
-}
-
-guint
-ccl_events_n_events (CclEvents * self)
-{
-  return guint (self->events.size ());
 }

@@ -57,7 +57,4 @@ gboolean ccl_events_update (CclEvents * self, const GstCclComponent * components
 void     ccl_events_add_counts (CclEvents * self, GstStructure * s);
 void     ccl_events_post       (CclEvents * self, GstElement * element);
 
-/* The frame's events, for the debug log. */
-guint    ccl_events_n_events   (CclEvents * self);
-
 G_END_DECLS

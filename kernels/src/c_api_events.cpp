@@ -10,6 +10,7 @@
 #include "c_api_guard.h"
 #include "ccl/ccl.h"
 #include "ccl/events.h"
+#include "ccl/types.h"
 
 static_assert(CCL_MAX_EVENT_LINES == ccl::kMaxEventLines &&
                   CCL_MAX_EVENT_ZONES == ccl::kMaxEventZones,
@@ -159,11 +160,10 @@ ccl_status ccl_events_update_engine(ccl_events* events, ccl_engine* engine,
     check(events);
     events->points.resize(n);
     for (uint32_t i = 0; i < n; ++i) {
-      // The table's centroid columns (c_api_columns.h) are these same quotients.
-      const double area = double(c[i].area);
-      events->points[i] = {tracks ? uint32_t(tracks[i].id) : 0u,
-                           area ? double(c[i].sum_x) / area : 0.0,
-                           area ? double(c[i].sum_y) / area : 0.0};
+      // ccl_component is ccl::Component with C names (c_api.cpp checks the layout).
+      const auto& k = reinterpret_cast<const ccl::Component&>(c[i]);
+      events->points[i] = {tracks ? uint32_t(tracks[i].id) : 0u, k.centroid_x(),
+                           k.centroid_y()};
     }
     count(*events, frame, running_time);
   });

@@ -154,21 +154,14 @@ class Counter:
             self._sized = True
         return running_time
 
-    def update(self, table, tracks, n, running_time):
-        """Counts the frame's n reported components (their centroid columns, and with
-        `tracks`, a ccl_track array, their ids) and gives `table` (an EventTable) the
-        counts and events."""
-        x = np.ascontiguousarray(table["centroid-1"], np.float64)
-        y = np.ascontiguousarray(table["centroid-0"], np.float64)
-        ids = None
-        if tracks is not None:
-            # The counter's ids are 32-bit (docs/EVENTS.md: modulo 2^32).
-            ids = tracks["id"].astype(np.uint32)
+    def update(self, engine, table, tracks, running_time):
+        """Counts the engine's frame (its reported components' centroids, and with
+        `tracks`, the ccl_track array of the frame, their ids) and gives `table` (an
+        EventTable) the counts and events."""
         lib = _lib.lib
-        _lib.check(lib.ccl_events_update(
-            self._handle, _arrays.data_pointer(ids) if ids is not None and n else None,
-            _arrays.data_pointer(x) if n else None, _arrays.data_pointer(y) if n else None,
-            n, self._frame, running_time))
+        _lib.check(lib.ccl_events_update_engine(
+            self._handle, engine, _arrays.data_pointer(tracks) if tracks is not None else None,
+            self._frame, running_time))
         self._frame += 1
         n_lines, n_zones = self._config.n_lines, self._config.n_zones
         table.line_forward = np.zeros(n_lines, np.uint64)

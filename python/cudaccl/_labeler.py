@@ -107,7 +107,7 @@ class Labeler:
                 self._tracker, self._engine, _arrays.data_pointer(tracks)))
             _table.add_tracks(table, tracks)
         if self._events is not None:
-            self._events.update(table, tracks, n, running_time)
+            self._events.update(self._engine, table, tracks, running_time)
         return labels, table
 
     def reset(self):
