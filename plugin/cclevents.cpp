@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/shapes.h"
 #include "ccl/events.h"
+#include "overlay/events_overlay.h"
 
 namespace {
 
@@ -67,6 +69,7 @@ struct _CclEvents
   std::vector<ccl::Event> events;
   std::vector<guint64> track_ids;       /* the frame's, in component order */
   GstClockTime running_time = GST_CLOCK_TIME_NONE;
+  CclShapes shapes;
 };
 
 CclEvents *
@@ -244,20 +247,46 @@ ccl_events_request_reset (CclEvents * self)
 }
 
 gboolean
+ccl_events_prepare (CclEvents * self)
+{
+  std::lock_guard < std::mutex > hold (self->lock);
+  if (self->changed) {
+    /* Checked when set (against the frame size known then; a later size that
+     * they miss was warned about in set_frame_size): the size is no more to
+     * the counter than a check. */
+    self->counter.configure (self->config);
+    self->active = !self->config.lines.empty () || !self->config.zones.empty ();
+    self->changed = false;
+  }
+  return self->active;
+}
+
+gboolean
+ccl_events_has_zones (CclEvents * self)
+{
+  return !self->counter.config ().zones.empty ();
+}
+
+gboolean
+ccl_events_in_any_zone (CclEvents * self, gdouble x, gdouble y)
+{
+  return self->counter.inside_any_zone (x, y);
+}
+
+const CclShapes *
+ccl_events_shapes (CclEvents * self, gint width, gint height)
+{
+  const ccl::EventCounter & c = self->counter;
+  ccl::overlay::event_shapes (c.config (), c.forward (), c.backward (),
+      c.zone_count (), c.zone_entries (), width, height, self->shapes.segments);
+  return self->shapes.segments.empty ()? NULL : &self->shapes;
+}
+
+gboolean
 ccl_events_update (CclEvents * self, const GstCclComponent * components,
     guint n, gboolean tracking, GstClockTime running_time)
 {
-  {
-    std::lock_guard < std::mutex > hold (self->lock);
-    if (self->changed) {
-      /* Checked when set (against the frame size known then; a later size that
-       * they miss was warned about in set_frame_size): the size is no more to
-       * the counter than a check. */
-      self->counter.configure (self->config);
-      self->active = !self->config.lines.empty () || !self->config.zones.empty ();
-      self->changed = false;
-    }
-  }
+  ccl_events_prepare (self);
   self->events.clear ();
   if (!self->active)
     return FALSE;
@@ -335,6 +364,13 @@ ccl_events_add_counts (CclEvents * self, GstStructure * s)
   gst_structure_take_value (s, "zone-tracks", &tracks);
   gst_structure_take_value (s, "zone-dwell-frames", &frames);
   gst_structure_take_value (s, "zone-dwell-time", &times);
+}
+
+void
+ccl_events_add_meta (CclEvents * self, GstCclMeta * meta)
+{
+  (void) self;
+  (void) meta;
 }
 
 void

@@ -10,6 +10,8 @@
 #include <gst/gst.h>
 #include <gst/ccl/gstcclmeta.h>
 
+#include "backend/cclbackend.h"
+
 G_BEGIN_DECLS
 
 typedef struct _CclEvents CclEvents;
@@ -43,6 +45,16 @@ gboolean ccl_events_set_frame_size (CclEvents * self, gint width, gint height,
  * stream). */
 void     ccl_events_request_reset  (CclEvents * self);
 
+/* Streaming thread, before the frame is labeled: a new value of lines, zones
+ * or zone-max, or a reset, takes effect (ccl_events_update() does it too when
+ * this was not called). Returns whether any line or zone is set. */
+gboolean ccl_events_prepare (CclEvents * self);
+
+/* Streaming thread, after ccl_events_prepare(): whether a zone is set, and
+ * whether (x, y) lies in any zone (the counting's own rule). */
+gboolean ccl_events_has_zones   (CclEvents * self);
+gboolean ccl_events_in_any_zone (CclEvents * self, gdouble x, gdouble y);
+
 /* Streaming thread: one frame's reported components. Their centroids count in
  * the zones; with tracking (their track ids set) they also cross lines and enter
  * and leave zones. Returns FALSE, doing nothing, when no line and no zone is set. */
@@ -55,6 +67,13 @@ gboolean ccl_events_update (CclEvents * self, const GstCclComponent * components
  * dwell), and posts one "cudaccl-event" element message per event of the frame
  * when post_events is set. */
 void     ccl_events_add_counts (CclEvents * self, GstStructure * s);
+void     ccl_events_add_meta   (CclEvents * self, GstCclMeta * meta);
 void     ccl_events_post       (CclEvents * self, GstElement * element);
+
+/* Streaming thread, after ccl_events_update() returned TRUE: the lines and
+ * zones with the frame's counts, as shapes for ccl_backend_draw(), valid until
+ * the next call. */
+const struct _CclShapes *ccl_events_shapes (CclEvents * self, gint width,
+    gint height);
 
 G_END_DECLS

@@ -271,6 +271,8 @@ static const gint default_color_high[3] = { MAX_HUE, MAX_SAT_VAL, MAX_SAT_VAL };
 #define DEFAULT_MAX_ROI_METAS 64
 #define DEFAULT_POST_MESSAGES FALSE
 #define DEFAULT_POST_EVENTS FALSE
+#define DEFAULT_ZONE_FILTER GST_CUDA_CCL_ZONE_FILTER_NONE
+#define DEFAULT_ANALYTICS_MASK FALSE
 #define DEFAULT_TRACKING TRUE
 #define DEFAULT_TRACK_MAX_LOST 15
 #define MAX_TRACK_MAX_LOST 1000
@@ -319,6 +321,8 @@ enum
   PROP_ZONES,
   PROP_ZONE_MAX,
   PROP_POST_EVENTS,
+  PROP_ZONE_FILTER,
+  PROP_ANALYTICS_MASK,
 };
 
 #define CCL_FORMATS "{ GRAY8, GRAY16_LE, NV12, I420, RGBA, BGRA, RGBx, BGRx }"
@@ -451,11 +455,36 @@ gst_cuda_ccl_overlay_get_type (void)
     {GST_CUDA_CCL_OVERLAY_FOREGROUND,
           "Tint every foreground pixel, reported or not, in one color (magenta) "
           "at overlay-alpha", "foreground"},
+    {GST_CUDA_CCL_OVERLAY_EVENTS,
+          "Draw the counting lines (yellow, a tick on their forward side) and "
+          "zones (cyan, red while over zone-max) with their counts", "events"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
     GType t = g_flags_register_static ("GstCudaCclOverlay", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_CUDA_CCL_ZONE_FILTER (gst_cuda_ccl_zone_filter_get_type ())
+static GType
+gst_cuda_ccl_zone_filter_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_CCL_ZONE_FILTER_NONE, "Report every component; the zones only "
+          "count", "none"},
+    {GST_CUDA_CCL_ZONE_FILTER_INSIDE, "Report only the components whose "
+          "centroid lies in a zone", "inside"},
+    {GST_CUDA_CCL_ZONE_FILTER_OUTSIDE, "Report only the components whose "
+          "centroid lies in no zone", "outside"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaCclZoneFilter", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -546,6 +575,13 @@ install_event_properties (GObjectClass * gobject_class)
           "zone entry and exit and zone-max of a frame (event, index of the "
           "line or zone, track id, centroid, running time; dwell of an exit)",
           DEFAULT_POST_EVENTS, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ZONE_FILTER,
+      g_param_spec_enum ("zone-filter", "Zone filter",
+          "Whether the zones also decide what is reported, by each component's "
+          "centroid: a component left out is out of the metadata, messages, "
+          "overlay, tracking and counting, like those below min-area. Without "
+          "zones every component is reported", GST_TYPE_CUDA_CCL_ZONE_FILTER,
+          DEFAULT_ZONE_FILTER, PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 }
 
 static void
@@ -711,6 +747,19 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "running times, lost while unseen) related to its box. Read by "
           "objectdetectionoverlay and any application using GstAnalytics. Only "
           "in builds against GStreamer 1.24 or newer", DEFAULT_ANALYTICS_META,
+          PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
+#endif
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  g_object_class_install_property (gobject_class, PROP_ANALYTICS_MASK,
+      g_param_spec_boolean ("analytics-mask", "Analytics mask",
+          "Also attach the label image of the reported components as an "
+          "instance segmentation entry (GstAnalyticsSegmentationMtd) related to "
+          "each component's object-detection entry (attached with it): a GRAY8 "
+          "or GRAY16 mask cropped to the union of their boxes, each pixel its "
+          "component's label, or its track id with tracking, 0 elsewhere. Read "
+          "by segmentationoverlay. Costs a copy of that rectangle to system "
+          "memory per frame (docs/SEGMENTATION.md). Only in builds against "
+          "GStreamer 1.26 or newer", DEFAULT_ANALYTICS_MASK,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 #endif
   g_object_class_install_property (gobject_class, PROP_MAX_ROI_METAS,
@@ -939,6 +988,8 @@ gst_cuda_ccl_init (GstCudaCcl * self)
   self->settings.track_max_lost = DEFAULT_TRACK_MAX_LOST;
   self->events = ccl_events_new ();
   self->post_events = DEFAULT_POST_EVENTS;
+  self->zone_filter = DEFAULT_ZONE_FILTER;
+  self->analytics_mask = DEFAULT_ANALYTICS_MASK;
 
   /* Always in place: the output is the input buffer, with metadata added and
    * the overlay drawn into it. */
@@ -1147,6 +1198,12 @@ gst_cuda_ccl_set_property (GObject * object, guint prop_id,
     case PROP_POST_EVENTS:
       self->post_events = g_value_get_boolean (value);
       break;
+    case PROP_ZONE_FILTER:
+      self->zone_filter = g_value_get_enum (value);
+      break;
+    case PROP_ANALYTICS_MASK:
+      self->analytics_mask = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1288,6 +1345,12 @@ gst_cuda_ccl_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_POST_EVENTS:
       g_value_set_boolean (value, self->post_events);
+      break;
+    case PROP_ZONE_FILTER:
+      g_value_set_enum (value, self->zone_filter);
+      break;
+    case PROP_ANALYTICS_MASK:
+      g_value_set_boolean (value, self->analytics_mask);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1806,6 +1869,58 @@ gst_cuda_ccl_set_info (GstVideoFilter * filter, GstCaps * incaps,
   return TRUE;
 }
 
+/* The zone filter of one frame (CclKeepFunc). */
+typedef struct
+{
+  CclEvents *events;
+  gboolean inside;
+} ZoneKeep;
+
+static gboolean
+zone_keeps (gdouble x, gdouble y, gpointer data)
+{
+  const ZoneKeep *k = data;
+
+  return ccl_events_in_any_zone (k->events, x, y) == k->inside;
+}
+
+/* Labels, counts and draws the mapped frame, inside the CUDA context: the
+ * backend's steps, with the counting between tracking and drawing so that the
+ * overlay shows this frame's counts. */
+static gboolean
+process_frame (GstCudaCcl * self, GstVideoFrame * frame, gboolean on_device,
+    const CclSettings * settings, GstCudaCclZoneFilter zone_filter,
+    GstClockTime running_time, CclReport * report, gboolean * counting,
+    GError ** error)
+{
+  ZoneKeep keep = { self->events, zone_filter == GST_CUDA_CCL_ZONE_FILTER_INSIDE };
+  const CclShapes *shapes = NULL;
+  gboolean filters;
+
+  /* A change of lines or zones takes effect here, for the filter and the
+   * counts alike. */
+  filters = ccl_events_prepare (self->events) &&
+      zone_filter != GST_CUDA_CCL_ZONE_FILTER_NONE &&
+      ccl_events_has_zones (self->events);
+  if (!ccl_backend_process (self->backend, frame, on_device, settings,
+          filters ? zone_keeps : NULL, &keep, report, error))
+    return FALSE;
+  /* Lines and zones count the components as reported, tracked or not. */
+  *counting = ccl_events_update (self->events, report->components,
+      report->n_components, report->tracking, running_time);
+  if (*counting && (settings->overlay & CCL_OVERLAY_EVENTS))
+    shapes = ccl_events_shapes (self->events, GST_VIDEO_FRAME_WIDTH (frame),
+        GST_VIDEO_FRAME_HEIGHT (frame));
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  if (settings->analytics_mask && !ccl_analytics_read_mask (self->analytics,
+          self->backend, report->components, report->n_components,
+          report->tracking, error))
+    return FALSE;
+#endif
+  return ccl_backend_draw (self->backend, frame, on_device, settings, shapes,
+      report, error);
+}
+
 static GstFlowReturn
 gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -1817,7 +1932,8 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   CclSettings settings;
   CclReport report = { 0, };
   gboolean roi_meta, post_messages, post_events, analytics_meta, on_device,
-      draws, ok, counting;
+      draws, ok, counting = FALSE;
+  GstCudaCclZoneFilter zone_filter;
   GstClockTime running_time;
   guint track_reset;
   GstCclMeta *meta;
@@ -1832,8 +1948,14 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   analytics_meta = self->analytics_meta;
   post_messages = self->post_messages;
   post_events = self->post_events;
+  zone_filter = self->zone_filter;
   track_reset = self->track_reset;
   self->track_reset = 0;
+#ifdef HAVE_GST_ANALYTICS_SEGMENTATION
+  settings.analytics_mask = self->analytics_mask;
+#else
+  settings.analytics_mask = FALSE;
+#endif
   GST_OBJECT_UNLOCK (self);
 
   /* Metadata alone needs no write access: mapping for reading keeps memory
@@ -1845,6 +1967,8 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   flags = draws ? GST_MAP_READWRITE : GST_MAP_READ;
   if (on_device)
     flags |= gst_ccl_cuda_transform_device_map_flags ();
+  running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
 
   if (!gst_cuda_ccl_enter (self)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -1873,12 +1997,14 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
             on_device ? " CUDA" : ""));
     return GST_FLOW_ERROR;
   }
-  ok = ccl_backend_process (self->backend, &frame, on_device, &settings,
-      &report, &error);
+  ok = process_frame (self, &frame, on_device, &settings, zone_filter,
+      running_time, &report, &counting, &error);
   gst_video_frame_unmap (&frame);
   gst_cuda_ccl_leave (self);
 
   if (!ok) {
+    g_free (report.components);
+    g_free (report.blobs);
     POST_BACKEND_ERROR (self, error, ("Labeling failed on the %s backend",
             ccl_backend_get_name (self->backend)));
     return GST_FLOW_ERROR;
@@ -1897,22 +2023,19 @@ gst_cuda_ccl_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   meta->tracking = report.tracking;
   /* The blobs likewise (NULL without blob analysis). */
   meta->blobs = report.blobs;
+  if (counting)
+    ccl_events_add_meta (self->events, meta);
 
-  running_time = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
-      GST_BUFFER_PTS (buf));
   if (roi_meta)
     gst_cuda_ccl_report_add_roi_metas (buf, &report);
 #ifdef HAVE_GST_ANALYTICS
-  if (analytics_meta)
+  if (analytics_meta || settings.analytics_mask)
     ccl_analytics_attach (self->analytics, buf, report.components,
         report.n_components, report.tracking, running_time,
         settings.track_max_lost);
 #else
   (void) analytics_meta;
 #endif
-  /* Lines and zones count the components as reported, tracked or not. */
-  counting = ccl_events_update (self->events, report.components,
-      report.n_components, report.tracking, running_time);
   if (post_messages) {
     GstMessage *m = gst_cuda_ccl_report_message (GST_OBJECT (self), buf,
         &trans->segment, &filter->in_info, &report);

@@ -77,6 +77,8 @@ typedef enum {
  *   path (with tracking)
  * @GST_CUDA_CCL_OVERLAY_FOREGROUND: tint every foreground pixel, reported or
  *   not, in one fixed color (magenta), to tune the foreground settings by eye
+ * @GST_CUDA_CCL_OVERLAY_EVENTS: draw the counting lines and zones with their
+ *   counts (#GstCudaCcl:lines, #GstCudaCcl:zones)
  */
 typedef enum {
   GST_CUDA_CCL_OVERLAY_NONE = 0,
@@ -85,7 +87,22 @@ typedef enum {
   GST_CUDA_CCL_OVERLAY_CENTROIDS = CCL_OVERLAY_CENTROIDS,
   GST_CUDA_CCL_OVERLAY_TRAILS = CCL_OVERLAY_TRAILS,
   GST_CUDA_CCL_OVERLAY_FOREGROUND = CCL_OVERLAY_FOREGROUND,
+  GST_CUDA_CCL_OVERLAY_EVENTS = CCL_OVERLAY_EVENTS,
 } GstCudaCclOverlay;
+
+/**
+ * GstCudaCclZoneFilter:
+ * @GST_CUDA_CCL_ZONE_FILTER_NONE: the zones only count
+ * @GST_CUDA_CCL_ZONE_FILTER_INSIDE: report only the components whose centroid
+ *   lies in a zone
+ * @GST_CUDA_CCL_ZONE_FILTER_OUTSIDE: report only the components whose centroid
+ *   lies in no zone
+ */
+typedef enum {
+  GST_CUDA_CCL_ZONE_FILTER_NONE,
+  GST_CUDA_CCL_ZONE_FILTER_INSIDE,
+  GST_CUDA_CCL_ZONE_FILTER_OUTSIDE,
+} GstCudaCclZoneFilter;
 
 #define GST_TYPE_CUDA_CCL (gst_cuda_ccl_get_type ())
 G_DECLARE_FINAL_TYPE (GstCudaCcl, gst_cuda_ccl, GST, CUDA_CCL,
@@ -103,7 +120,9 @@ struct _GstCudaCcl {
   gboolean post_messages;
   gchar *mask_location;
   gboolean analytics_meta;
+  gboolean analytics_mask;
   gboolean post_events;
+  GstCudaCclZoneFilter zone_filter;
   /* lines and zones: settings and the stream's counts (its own lock) */
   struct _CclEvents *events;
 

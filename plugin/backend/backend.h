@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backend/selection.h"
 #include "ccl/types.h"
@@ -41,6 +42,16 @@ class Backend {
   /// frame is drawn in place and complete when this returns.
   virtual void draw(const ImageView& frame, const Selection& selection, uint32_t flags,
                     uint32_t alpha256) = 0;
+
+  /// Writes the last labeled frame's label image, through id_of (label -> id, 0 for
+  /// labels not reported), into `mask`: the width x height rectangle of the frame at
+  /// (x, y), bytes_per_pixel 1 or 2 (native endian), rows `stride` bytes apart.
+  /// frame_width: the labeled frame's width, the label image's row pitch (the caller
+  /// has checked that the rectangle lies inside the frame). The label image must have
+  /// been kept (label()'s keep_labels).
+  virtual void write_mask(const std::vector<uint32_t>& id_of, int frame_width, int x, int y,
+                          int width, int height, int bytes_per_pixel, uint8_t* mask,
+                          size_t stride) = 0;
 
   /// GPU time of the last frame (label and draw) in nanoseconds, or -1 when the
   /// backend does not run on a GPU.

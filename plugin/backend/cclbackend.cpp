@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "backend/shapes.h"
 #include "ccl/blob.h"
 #include "ccl/cuda_engine.h"
 #include "ccl/tracker.h"
@@ -21,7 +22,8 @@ static_assert(int(CCL_OVERLAY_FILL) == int(ccl::overlay::kFill) &&
                   int(CCL_OVERLAY_BOXES) == int(ccl::overlay::kBoxes) &&
                   int(CCL_OVERLAY_CENTROIDS) == int(ccl::overlay::kCentroids) &&
                   int(CCL_OVERLAY_TRAILS) == int(ccl::overlay::kTrails) &&
-                  int(CCL_OVERLAY_FOREGROUND) == int(ccl::overlay::kForeground),
+                  int(CCL_OVERLAY_FOREGROUND) == int(ccl::overlay::kForeground) &&
+                  int(CCL_OVERLAY_EVENTS) == int(ccl::overlay::kEvents),
               "the element's overlay flags are the drawing code's");
 static_assert(CCL_MAX_PIXELS == ccl::kMaxPixels, "the element's pixel limit is the engine's");
 
@@ -35,6 +37,12 @@ struct _CclBackend {
   std::vector<ccl::TrailPoint> trail;
   bool tracked = false;  // the tracker holds tracks of earlier frames
   std::vector<guint> roi;  // report->roi_indices
+  // The last frame's: its reported labels and whether draw() is to come.
+  bool to_draw = false;
+  bool mask_ready = false;  // labeled with analytics_mask: write_mask may follow
+  uint32_t labels = 0;
+  std::vector<uint32_t> reported_labels;
+  std::vector<uint32_t> id_of;  // ccl_backend_write_mask's label -> id
 };
 
 namespace {
@@ -211,6 +219,50 @@ uint32_t overlay_alpha256(const CclSettings* settings) {
   return uint32_t(std::lround(CLAMP(settings->overlay_alpha, 0.0, 1.0) * 256));
 }
 
+ccl::ImageView frame_view(const CclBackend* backend, GstVideoFrame* frame,
+                          gboolean device_memory) {
+  ccl::ImageView view;
+  if (!to_pixel_format(GST_VIDEO_FRAME_FORMAT(frame), &view.format))
+    throw Failure(CCL_BACKEND_ERROR_INPUT, "unsupported frame format");
+  view.width = GST_VIDEO_FRAME_WIDTH(frame);
+  view.height = GST_VIDEO_FRAME_HEIGHT(frame);
+  view.space = device_memory ? ccl::MemorySpace::Device : ccl::MemorySpace::Host;
+  if (device_memory && backend->kind != CCL_BACKEND_CUDA)
+    throw Failure(CCL_BACKEND_ERROR_INPUT, "a frame in CUDA memory reached the cpu backend");
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame) && p < 3; ++p) {
+    view.planes[p] = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
+    view.strides[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, p));
+  }
+  return view;
+}
+
+// The engine's options of the frame's settings, selection and label image aside.
+ccl::Options engine_options(const CclSettings* settings) {
+  ccl::Options options;
+  options.threshold = int(settings->threshold);
+  options.mode = to_mode(settings->threshold_mode);
+  options.connectivity = int(settings->connectivity);
+  options.algorithm = to_algorithm(settings->algorithm);
+  options.foreground = to_foreground(settings->foreground);
+  options.background.history = int(MIN(settings->history, guint(G_MAXINT)));
+  options.background.learning_rate = settings->learning_rate;
+  options.background.variance_threshold = settings->variance_threshold;
+  options.background.detect_shadows = settings->detect_shadows != FALSE;
+  options.background.compensate_light = settings->light_compensation != FALSE;
+  options.local.block_size = settings->block_size;
+  options.local.offset = settings->offset;
+  for (int i = 0; i < 3; ++i) {
+    options.color.low[i] = settings->color_low[i];
+    options.color.high[i] = settings->color_high[i];
+  }
+  options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
+  options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
+  options.group_gap = settings->group_gap;
+  // The blob filters are settings like the others: validate refuses an empty range.
+  set_blob_options(settings, options);
+  return options;
+}
+
 }  // namespace
 
 guint ccl_settings_overlay_flags(const CclSettings* settings) {
@@ -296,43 +348,13 @@ gboolean ccl_backend_configure(CclBackend* backend, const GstVideoInfo* info, GE
 }
 
 gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean device_memory,
-                             const CclSettings* settings, CclReport* report, GError** error) {
+                             const CclSettings* settings, CclKeepFunc keep, gpointer keep_data,
+                             CclReport* report, GError** error) {
+  backend->to_draw = false;
+  backend->mask_ready = false;
   return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] {
-    ccl::ImageView view;
-    if (!to_pixel_format(GST_VIDEO_FRAME_FORMAT(frame), &view.format))
-      throw Failure(CCL_BACKEND_ERROR_INPUT, "unsupported frame format");
-    view.width = GST_VIDEO_FRAME_WIDTH(frame);
-    view.height = GST_VIDEO_FRAME_HEIGHT(frame);
-    view.space = device_memory ? ccl::MemorySpace::Device : ccl::MemorySpace::Host;
-    if (device_memory && backend->kind != CCL_BACKEND_CUDA)
-      throw Failure(CCL_BACKEND_ERROR_INPUT, "a frame in CUDA memory reached the cpu backend");
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(frame) && p < 3; ++p) {
-      view.planes[p] = GST_VIDEO_FRAME_PLANE_DATA(frame, p);
-      view.strides[p] = size_t(GST_VIDEO_FRAME_PLANE_STRIDE(frame, p));
-    }
-
-    ccl::Options options;
-    options.threshold = int(settings->threshold);
-    options.mode = to_mode(settings->threshold_mode);
-    options.connectivity = int(settings->connectivity);
-    options.algorithm = to_algorithm(settings->algorithm);
-    options.foreground = to_foreground(settings->foreground);
-    options.background.history = int(MIN(settings->history, guint(G_MAXINT)));
-    options.background.learning_rate = settings->learning_rate;
-    options.background.variance_threshold = settings->variance_threshold;
-    options.background.detect_shadows = settings->detect_shadows != FALSE;
-    options.background.compensate_light = settings->light_compensation != FALSE;
-    options.local.block_size = settings->block_size;
-    options.local.offset = settings->offset;
-    for (int i = 0; i < 3; ++i) {
-      options.color.low[i] = settings->color_low[i];
-      options.color.high[i] = settings->color_high[i];
-    }
-    options.open_radius = int(MIN(settings->open_radius, guint(G_MAXINT)));
-    options.close_radius = int(MIN(settings->close_radius, guint(G_MAXINT)));
-    options.group_gap = settings->group_gap;
-    // The blob filters are settings like the others: validate refuses an empty range.
-    set_blob_options(settings, options);
+    const ccl::ImageView view = frame_view(backend, frame, device_memory);
+    ccl::Options options = engine_options(settings);
     // The engine refuses bad frames and bad settings alike (ccl::validate): checked
     // here with the default settings first, what the frame itself lacks is told
     // apart from what the settings ask.
@@ -347,11 +369,11 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
       throw Failure(CCL_BACKEND_ERROR_SETTINGS, e.what());
     }
 
-    const uint32_t alpha256 = overlay_alpha256(settings);
     const uint32_t flags = ccl_settings_overlay_flags(settings);
     // The foreground tint reads the label image too: every labeled pixel, reported
-    // or not, is foreground.
-    options.write_labels = (flags & (CCL_OVERLAY_FILL | CCL_OVERLAY_FOREGROUND)) != 0;
+    // or not, is foreground. The analytics mask is drawn from it.
+    options.write_labels = (flags & (CCL_OVERLAY_FILL | CCL_OVERLAY_FOREGROUND)) != 0 ||
+                           settings->analytics_mask;
     options.min_area = settings->min_area;
     options.max_area = settings->max_area;
     options.max_components = settings->max_components;
@@ -366,10 +388,11 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
                                                          flags != 0, backend->result);
     lap(0);
     const std::vector<uint32_t>& group_of = backend->result.group_of;
-    const uint32_t labels =
+    backend->labels =
         group_of.empty() ? backend->result.num_components : uint32_t(group_of.size() - 1);
     const ccl::plugin::BlobRequest blobs = blob_request(options);
-    ccl::plugin::select_components(reported, labels, flags != 0, blobs, backend->selection);
+    ccl::plugin::select_components(reported, backend->labels, flags != 0, blobs,
+                                   {keep, keep_data}, backend->selection);
     lap(1);
     if (settings->tracking) {
       track(backend, view.width, view.height, settings, flags);
@@ -381,12 +404,7 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
 
     if (!group_of.empty()) ccl::plugin::spread_to_pieces(group_of, backend->selection);
     lap(2);
-    // Without reported components only the foreground tint has something to draw.
-    const bool draws =
-        flags != 0 && (backend->selection.n_reported != 0 ||
-                       ((flags & CCL_OVERLAY_FOREGROUND) && backend->result.num_components != 0));
-    if (draws) backend->impl->draw(view, backend->selection, flags, alpha256);
-    lap(3);
+    report->step_ns[3] = 0;
 
     const int64_t gpu_ns = backend->impl->gpu_time_ns();
     report->tracking = settings->tracking;
@@ -399,9 +417,74 @@ gboolean ccl_backend_process(CclBackend* backend, GstVideoFrame* frame, gboolean
     if (settings->max_roi_metas < report->n_components)
       pick_roi(backend, settings->max_roi_metas, report);
     lap(4);
+    backend->reported_labels.clear();
+    if (settings->analytics_mask)
+      for (const ccl::Component& c : backend->selection.table)
+        backend->reported_labels.push_back(c.label);
     report->with_blobs = blobs.with_blobs;
     report->blob_properties = blobs.properties;
     report->components = backend->selection.reported.release();
     report->blobs = backend->selection.blobs.release();
+    report->draws = backend->to_draw = flags != 0;
+    backend->mask_ready = settings->analytics_mask != FALSE;
+  });
+}
+
+gboolean ccl_backend_draw(CclBackend* backend, GstVideoFrame* frame, gboolean device_memory,
+                          const CclSettings* settings, const CclShapes* shapes,
+                          CclReport* report, GError** error) {
+  if (!backend->to_draw) return TRUE;
+  backend->to_draw = false;
+  return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] {
+    const guint64 t = g_get_monotonic_time();
+    const ccl::ImageView view = frame_view(backend, frame, device_memory);
+    uint32_t flags = ccl_settings_overlay_flags(settings);
+    ccl::plugin::Selection& sel = backend->selection;
+    if (shapes && !shapes->segments.empty())
+      sel.trails.insert(sel.trails.end(), shapes->segments.begin(), shapes->segments.end());
+    else
+      flags &= ~guint(CCL_OVERLAY_EVENTS);
+    // Without reported components only the foreground tint and the shapes have
+    // something to draw.
+    const bool draws =
+        flags != 0 && (sel.n_reported != 0 || (flags & CCL_OVERLAY_EVENTS) ||
+                       ((flags & CCL_OVERLAY_FOREGROUND) && backend->result.num_components != 0));
+    if (draws) backend->impl->draw(view, sel, flags, overlay_alpha256(settings));
+    const int64_t gpu_ns = backend->impl->gpu_time_ns();
+    report->gpu_time = gpu_ns < 0 ? GST_CLOCK_TIME_NONE : GstClockTime(gpu_ns);
+    report->step_ns[3] = (g_get_monotonic_time() - t) * 1000;
+  });
+}
+
+gboolean ccl_backend_write_mask(CclBackend* backend, const guint* ids, gint x, gint y,
+                                guint width, guint height, guint bytes_per_pixel, guint8* mask,
+                                gsize stride, GError** error) {
+  return guarded(error, CCL_BACKEND_ERROR_FAILED, [&] {
+    if (bytes_per_pixel != 1 && bytes_per_pixel != 2)
+      throw Failure(CCL_BACKEND_ERROR_FAILED, "a mask has 1 or 2 bytes per pixel");
+    if (!backend->mask_ready)
+      throw Failure(CCL_BACKEND_ERROR_FAILED,
+                    "the last frame was not labeled with analytics_mask, or its labeling failed");
+    // The rectangle must lie in the frame the label image is of.
+    const int64_t frame_w = backend->result.width, frame_h = backend->result.height;
+    if (x < 0 || y < 0 || int64_t(x) + int64_t(width) > frame_w ||
+        int64_t(y) + int64_t(height) > frame_h)
+      throw Failure(CCL_BACKEND_ERROR_FAILED,
+                    "mask rectangle " + std::to_string(width) + "x" + std::to_string(height) +
+                        "+" + std::to_string(x) + "+" + std::to_string(y) +
+                        " outside the " + std::to_string(frame_w) + "x" +
+                        std::to_string(frame_h) + " frame");
+    if (width == 0 || height == 0) return;
+    if (!mask || stride < gsize(width) * bytes_per_pixel)
+      throw Failure(CCL_BACKEND_ERROR_FAILED, "mask rows shorter than the rectangle's");
+    // The id of each label: the reported ones', their groups' for pieces, else 0.
+    std::vector<uint32_t>& id_of = backend->id_of;
+    id_of.assign(size_t(backend->labels) + 1, 0);
+    for (size_t i = 0; i < backend->reported_labels.size(); ++i)
+      if (backend->reported_labels[i] < id_of.size()) id_of[backend->reported_labels[i]] = ids[i];
+    const std::vector<uint32_t>& group_of = backend->result.group_of;
+    for (size_t l = 1; l < id_of.size() && l < group_of.size(); ++l) id_of[l] = id_of[group_of[l]];
+    backend->impl->write_mask(id_of, int(frame_w), x, y, int(width), int(height),
+                              int(bytes_per_pixel), mask, size_t(stride));
   });
 }

@@ -40,6 +40,7 @@ typedef enum {
   CCL_OVERLAY_CENTROIDS = 1 << 2,
   CCL_OVERLAY_TRAILS = 1 << 3,
   CCL_OVERLAY_FOREGROUND = 1 << 4,
+  CCL_OVERLAY_EVENTS = 1 << 5,
 } CclOverlayFlags;
 
 /* The errors of the functions below (GError domain CCL_BACKEND_ERROR): what went
@@ -114,6 +115,8 @@ typedef struct {
   gboolean tracking;
   guint track_max_lost;
   guint max_roi_metas;
+  /* keep the label image of the frame for ccl_backend_write_mask() */
+  gboolean analytics_mask;
 } CclSettings;
 
 /* What a frame gave. components (transfer full, g_free) is one block the frame's
@@ -142,7 +145,18 @@ typedef struct {
    * reported component does (n_roi == n_components). */
   const guint *roi_indices;
   guint n_roi;
+  /* ccl_backend_process() left the drawing to ccl_backend_draw() */
+  gboolean draws;
 } CclReport;
+
+/* Whether a component whose centroid is (x, y) is reported: the element's zone
+ * filter, asked once per component that the settings report. */
+typedef gboolean (*CclKeepFunc) (gdouble x, gdouble y, gpointer user_data);
+
+/* Shapes drawn over the marks by ccl_backend_draw() (the lines and zones of
+ * overlay=events): an opaque list the caller fills through its own C++ helper
+ * (cclevents.h), NULL for none. */
+typedef struct _CclShapes CclShapes;
 
 /* Most pixels a frame may have (ccl::kMaxPixels: W*H < 2^31). */
 #define CCL_MAX_PIXELS G_GINT64_CONSTANT (2147483647)
@@ -192,17 +206,35 @@ typedef struct {
 gboolean ccl_backend_set_region (CclBackend * backend, const CclRegion * region,
     GError ** error);
 
-/* Labels the mapped frame and, when settings->overlay asks for it, draws the
- * overlay into it (the frame must then be mapped writable). device_memory: the
- * frame was mapped with GST_MAP_CUDA, so its plane pointers are device
- * addresses in the current CUDA context (CUDA backend only; labeled and drawn
- * where they are, no copy). On failure returns FALSE with *error set;
- * a host frame's pixels are then untouched. With settings->tracking every reported
- * component gets its track (overlay colors follow the track ids); without, the
- * tracks end and the track fields stay 0. */
+/* Labels the mapped frame: its reported components (settings' selection, then
+ * keep when not NULL) with their tracks into report. device_memory: the frame
+ * was mapped with GST_MAP_CUDA, so its plane pointers are device addresses in
+ * the current CUDA context (CUDA backend only; labeled where they are, no copy).
+ * On failure returns FALSE with *error set. With settings->tracking every
+ * reported component gets its track (overlay colors follow the track ids);
+ * without, the tracks end and the track fields stay 0. When report->draws is
+ * set, ccl_backend_draw() must follow on the same mapped frame (mapped
+ * writable), before the next frame. */
 gboolean ccl_backend_process (CclBackend * backend, GstVideoFrame * frame,
-    gboolean device_memory, const CclSettings * settings, CclReport * report,
-    GError ** error);
+    gboolean device_memory, const CclSettings * settings, CclKeepFunc keep,
+    gpointer keep_data, CclReport * report, GError ** error);
+
+/* Draws the overlay of settings->overlay into the frame ccl_backend_process()
+ * labeled, with shapes over it, and adds the drawing's GPU time to report. On
+ * failure returns FALSE with *error set; a host frame's pixels are then
+ * untouched. */
+gboolean ccl_backend_draw (CclBackend * backend, GstVideoFrame * frame,
+    gboolean device_memory, const CclSettings * settings,
+    const CclShapes * shapes, CclReport * report, GError ** error);
+
+/* After ccl_backend_process() with settings->analytics_mask: writes the
+ * reported components of the frame into mask, the width x height rectangle of
+ * the frame at (x, y), bytes_per_pixel 1 or 2 (native endian), rows stride
+ * bytes apart. A pixel of reported component i (or of a piece of its group)
+ * holds ids[i], any other pixel 0; ids must fit bytes_per_pixel. */
+gboolean ccl_backend_write_mask (CclBackend * backend, const guint * ids,
+    gint x, gint y, guint width, guint height, guint bytes_per_pixel,
+    guint8 * mask, gsize stride, GError ** error);
 
 G_END_DECLS
 

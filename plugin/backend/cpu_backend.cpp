@@ -4,6 +4,7 @@
 // blob analysis over the label image (ccl::measure_blobs) when blob properties or
 // filters ask for it, and the host overlay. Both the stage and the labeler split their
 // rows over the CPUs the process may use (CCL_CPU_THREADS overrides).
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,24 @@ class CpuBackend final : public Backend {
       target.strides[p] = frame.strides[p];
     }
     overlay::draw_host(target, scene);
+  }
+
+  void write_mask(const std::vector<uint32_t>& id_of, int frame_width, int x, int y, int width,
+                  int height, int bytes_per_pixel, uint8_t* mask, size_t stride) override {
+    // Labels past the table read 0, as on the device (mask_cuda.cu).
+    const size_t n = id_of.size();
+    auto id = [&](uint32_t l) { return l < n ? id_of[l] : 0u; };
+    for (int r = 0; r < height; ++r) {
+      const uint32_t* labels = labels_.data() + size_t(y + r) * size_t(frame_width) + size_t(x);
+      uint8_t* row = mask + size_t(r) * stride;
+      if (bytes_per_pixel == 1)
+        for (int c = 0; c < width; ++c) row[c] = uint8_t(id(labels[c]));
+      else
+        for (int c = 0; c < width; ++c) {
+          const uint16_t v = uint16_t(id(labels[c]));
+          std::memcpy(row + 2 * size_t(c), &v, 2);
+        }
+    }
   }
 
  private:

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "backend/backend.h"
+#include "backend/mask_cuda.h"
 #include "ccl/cuda_memory.h"
 #include "ccl/cuda_engine.h"
 #include "overlay/overlay_cuda.h"
@@ -180,6 +181,22 @@ class CudaBackend final : public Backend {
                   plane_size(frame.format, w, h, p));
   }
 
+  // The label image stays on the device (the engine's, kept by label() when asked):
+  // the rectangle is mapped through the id table there and only it comes down.
+  void write_mask(const std::vector<uint32_t>& id_of, int frame_width, int x, int y, int width,
+                  int height, int bytes_per_pixel, uint8_t* mask, size_t stride) override {
+    const uint32_t* labels = has_labels_ ? engine_->device_labels() : nullptr;
+    if (!labels)
+      throw Error("cuda backend: the analytics mask needs the frame's label image, which "
+                  "was not kept (analytics_mask was off when it was labeled)");
+    mask_.write(labels, frame_width, id_of.data(), id_of.size(), x, y, width, height,
+                bytes_per_pixel, mask, stride, stream_->get());
+  }
+
+ private:
+  mask_cuda::MaskWriter mask_;  // write_mask's id table and device rectangle
+
+ public:
   int64_t gpu_time_ns() const override { return int64_t(double(label_ms_ + draw_ms_) * 1e6 + 0.5); }
 
  private:

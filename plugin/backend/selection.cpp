@@ -78,8 +78,30 @@ void select_blobs(TableView reported, BlobRequest request, Selection& out) {
 
 }  // namespace
 
+namespace {
+
+// The entries `keep` lets through, copied (with their blobs) into out's own tables.
+TableView kept(TableView reported, KeepTest keep, Selection& out) {
+  out.kept_table.clear();
+  out.kept_blobs.clear();
+  for (uint32_t i = 0; i < reported.size; ++i) {
+    const Component& c = reported.data[i];
+    if (!keep.keep(c.centroid_x(), c.centroid_y(), keep.data)) continue;
+    out.kept_table.push_back(c);
+    if (reported.blobs) out.kept_blobs.push_back(reported.blobs[i]);
+  }
+  TableView view;
+  view.data = out.kept_table.data();
+  view.size = uint32_t(out.kept_table.size());
+  view.blobs = reported.blobs ? out.kept_blobs.data() : nullptr;
+  return view;
+}
+
+}  // namespace
+
 void select_components(TableView reported, uint32_t labels, bool for_overlay,
-                       BlobRequest blobs, Selection& out) {
+                       BlobRequest blobs, KeepTest keep, Selection& out) {
+  if (keep.keep) reported = kept(reported, keep, out);
   out.table = reported;
   // One block for every entry, written in place (no per-component allocation): the
   // metadata takes it as it is.

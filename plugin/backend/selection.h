@@ -38,8 +38,19 @@ struct Selection {
   /// The trail segments of the reported components' tracks (overlay=trails).
   std::vector<overlay::Segment> trails;
   /// The reported components' table entries, in the order of `reported`, where the
-  /// backend left them (the tracker and the ROI pick read them).
+  /// backend left them (the tracker and the ROI pick read them), or in kept_table
+  /// when a keep test dropped some.
   TableView table;
+  /// The entries (and blobs) a keep test let through, when it was given.
+  std::vector<Component> kept_table;
+  std::vector<Blob> kept_blobs;
+};
+
+/// Whether a component is reported: the element's zone filter (cclbackend.h's
+/// CclKeepFunc, on the centroid).
+struct KeepTest {
+  gboolean (*keep)(gdouble x, gdouble y, gpointer data) = nullptr;
+  gpointer data = nullptr;
 };
 
 GstCclComponent to_gst(const Component& c);
@@ -56,11 +67,11 @@ struct BlobRequest {
 };
 
 /// Fills `out` from the reported components of a frame whose label image holds labels
-/// 1..labels. With for_overlay false only `reported`, `blobs` and `table` are filled:
-/// nothing will be drawn. Throws ccl::Error when `blobs` asks for groups that
-/// reported.blobs does not hold.
+/// 1..labels, those that `keep` (when set) lets through. With for_overlay false only
+/// `reported`, `blobs` and `table` are filled: nothing will be drawn. Throws
+/// ccl::Error when `blobs` asks for groups that reported.blobs does not hold.
 void select_components(TableView reported, uint32_t labels, bool for_overlay,
-                       BlobRequest blobs, Selection& out);
+                       BlobRequest blobs, KeepTest keep, Selection& out);
 
 /// With grouping (group_of not empty, Result::group_of): each piece's label takes the
 /// color key of its group's label, once the groups' keys are final (after tracking).

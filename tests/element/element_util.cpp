@@ -295,4 +295,19 @@ test::GrayImage random_gray(int width, int height, double density, int granulari
                        name.str());
 }
 
+// The planes byte for byte; the first difference fails, naming its plane and byte.
+void expect_planes_equal(const std::vector<std::vector<uint8_t>>& got,
+                         const std::vector<std::vector<uint8_t>>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t p = 0; p < want.size(); ++p) {
+    ASSERT_EQ(got[p].size(), want[p].size()) << what << " plane " << p;
+    for (size_t i = 0; i < want[p].size(); ++i)
+      if (got[p][i] != want[p][i]) {
+        ADD_FAILURE() << what << ": plane " << p << " byte " << i << " is " << int(got[p][i])
+                      << ", expected " << int(want[p][i]);
+        return;
+      }
+  }
+}
+
 }  // namespace ccl::element_test

@@ -47,6 +47,10 @@ std::vector<std::vector<uint8_t>> read_planes(GstBuffer* buffer, PixelFormat f, 
                                               int height);
 std::vector<std::vector<uint8_t>> read_planes(const test::Frame& frame);
 
+/// Fails at the first byte of `got` that differs from `want`, naming `what`.
+void expect_planes_equal(const std::vector<std::vector<uint8_t>>& got,
+                         const std::vector<std::vector<uint8_t>>& want, const std::string& what);
+
 /// A harness around "cudaccl backend=<backend_under_test()> <props>" with a bus, so
 /// that element messages, warnings and errors can be inspected.
 class Harness {

@@ -173,6 +173,8 @@ class Oracle {
     const int d3 = cross(s.x1, s.y1, s.x2, s.y2, ax, ay), d4 = cross(s.x1, s.y1, s.x2, s.y2, bx, by);
     return d1 * d2 <= 0 && d3 * d4 <= 0;
   }
+
+ public:
   static bool inside(const Polygon& p, double x, double y) {
     bool in = false;
     for (size_t i = 0, j = p.size() - 1; i < p.size(); j = i++) {
@@ -183,6 +185,7 @@ class Oracle {
     return in;
   }
 
+ private:
   std::map<guint64, Track> tracks_;
   long frame_ = 0;
 };
@@ -321,6 +324,111 @@ TEST(Events, NothingAddedWithoutLinesOrZones) {
     gst_message_unref(m);
   }
   EXPECT_EQ(frames, 1);
+}
+
+// One frame's reported centroids and track ids, from its "cudaccl" message.
+Reported frame_report(Harness& h) {
+  Reported r;
+  while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
+    const GstStructure* s = gst_message_get_structure(m);
+    if (gst_structure_has_name(s, "cudaccl")) {
+      r.x = array_of<double>(s, "centroid-x");
+      r.y = array_of<double>(s, "centroid-y");
+      r.track = array_of<guint64>(s, "track-id");
+      r.zone_count = array_of<unsigned>(s, "zone-count");
+    }
+    gst_message_unref(m);
+  }
+  return r;
+}
+
+bool in_some_zone(double x, double y) {
+  for (const Polygon& p : kZones)
+    if (Oracle::inside(p, x, y)) return true;
+  return false;
+}
+
+// zone-filter: the components reported with it are exactly those reported without it
+// whose centroid the zones keep, and the zones count only those.
+TEST(Events, ZoneFilterReportsWhatTheZonesKeep) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  const int width = 160, height = 120, frames = 40;
+  size_t kept_inside = 0, kept_outside = 0;
+  const auto images = moving_squares(7, frames, width, height);
+  Harness none(kSettings + " tracking=false");
+  Harness inside(kSettings + " tracking=false zone-filter=inside");
+  Harness outside(kSettings + " tracking=false zone-filter=outside");
+  for (Harness* h : {&none, &inside, &outside}) h->set_caps(PixelFormat::Gray8, width, height);
+  for (int t = 0; t < frames; ++t) {
+    Reported r[3];
+    Harness* hs[3] = {&none, &inside, &outside};
+    for (int k = 0; k < 3; ++k) {
+      GstBuffer* out =
+          hs[k]->process(buffer_from_frame(test::make_frame(images[t], PixelFormat::Gray8)));
+      ASSERT_NE(out, nullptr);
+      gst_buffer_unref(out);
+      r[k] = frame_report(*hs[k]);
+    }
+    std::vector<std::pair<double, double>> want[2], got[2];
+    for (size_t i = 0; i < r[0].x.size(); ++i)
+      want[in_some_zone(r[0].x[i], r[0].y[i]) ? 0 : 1].emplace_back(r[0].x[i], r[0].y[i]);
+    for (int k = 0; k < 2; ++k)
+      for (size_t i = 0; i < r[k + 1].x.size(); ++i) got[k].emplace_back(r[k + 1].x[i], r[k + 1].y[i]);
+    EXPECT_EQ(got[0], want[0]) << "frame " << t << ": inside";
+    EXPECT_EQ(got[1], want[1]) << "frame " << t << ": outside";
+    // What the zones count does not change with the filter inside; outside, nothing is
+    // left in them.
+    EXPECT_EQ(r[1].zone_count, r[0].zone_count) << "frame " << t;
+    EXPECT_EQ(r[2].zone_count, std::vector<unsigned>(kZones.size(), 0)) << "frame " << t;
+    kept_inside += want[0].size();
+    kept_outside += want[1].size();
+  }
+  // The scene has components on both sides.
+  EXPECT_GE(kept_inside, 10u);
+  EXPECT_GE(kept_outside, 10u);
+}
+
+TEST(Events, ZoneFilterWithoutZonesReportsEverything) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  const auto images = moving_squares(3, 1, 160, 120);
+  Harness a("post-messages=true tracking=false"), b("post-messages=true tracking=false zone-filter=inside");
+  for (Harness* h : {&a, &b}) {
+    h->set_caps(PixelFormat::Gray8, 160, 120);
+    GstBuffer* out = h->process(buffer_from_frame(test::make_frame(images[0], PixelFormat::Gray8)));
+    ASSERT_NE(out, nullptr);
+    gst_buffer_unref(out);
+  }
+  const Reported ra = frame_report(a), rb = frame_report(b);
+  EXPECT_EQ(ra.x.size(), 6u);
+  EXPECT_EQ(rb.x, ra.x);
+}
+
+// overlay=events on both backends: the same bytes, frame after frame, in every format,
+// with the counts changing as the squares cross the lines.
+TEST(EventsOverlay, CudaDrawsTheSameBytesAsTheHost) {
+  std::string why;
+  if (!cuda_usable(&why)) GTEST_SKIP() << "needs a CUDA device: " << why;
+  const int width = 160, height = 120, frames = 24;
+  const auto images = moving_squares(5, frames, width, height);
+  for (PixelFormat f : test::all_formats()) {
+    const std::string props = kSettings + " overlay=boxes+trails+events";
+    Harness cpu(props, "cpu"), cuda(props, "cuda");
+    cpu.set_caps(f, width, height);
+    cuda.set_caps(f, width, height);
+    for (int t = 0; t < frames; ++t) {
+      const Frame frame = test::make_frame(images[t], f, 9);
+      std::vector<std::vector<uint8_t>> results[2];
+      Harness* hs[2] = {&cpu, &cuda};
+      for (int k = 0; k < 2; ++k) {
+        GstBuffer* out = hs[k]->process(buffer_from_frame(frame));
+        ASSERT_NE(out, nullptr);
+        results[k] = read_planes(out, f, width, height);
+        gst_buffer_unref(out);
+      }
+      expect_planes_equal(results[1], results[0],
+                          "frame " + std::to_string(t) + ": cuda vs cpu " + to_string(f));
+    }
+  }
 }
 
 }  // namespace

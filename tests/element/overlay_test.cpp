@@ -131,20 +131,6 @@ std::vector<std::vector<uint8_t>> expected_planes(const Frame& frame, const Expe
   return planes;
 }
 
-void expect_planes_equal(const std::vector<std::vector<uint8_t>>& got,
-                         const std::vector<std::vector<uint8_t>>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t p = 0; p < want.size(); ++p) {
-    ASSERT_EQ(got[p].size(), want[p].size()) << what << " plane " << p;
-    for (size_t i = 0; i < want[p].size(); ++i)
-      if (got[p][i] != want[p][i]) {
-        ADD_FAILURE() << what << ": plane " << p << " byte " << i << " is " << int(got[p][i])
-                      << ", expected " << int(want[p][i]);
-        return;
-      }
-  }
-}
-
 void check_overlay(const std::string& props, const GrayImage& g, const ExpectFn& at) {
   for (PixelFormat f : test::all_formats()) {
     Harness h(props);
