@@ -184,7 +184,7 @@ ccl_launch() {
   {
     echo "timestamp_ns,total_components,reported_components,threshold"
     sed -E 's/.*timestamp=\(guint64\)([0-9]+).*total-components=\(uint\)([0-9]+), reported-components=\(uint\)([0-9]+), threshold=\(uint\)([0-9]+).*/\1,\2,\3,\4/' \
-      "$out/metadata.log"
+      < <(grep '^cudaccl,' "$out/metadata.log")
   } >"$out/frames.csv"
   if [ $rc -ne 0 ]; then
     echo "gst-launch-1.0 failed (exit $rc); the end of $out/gst-launch.log:" >&2

@@ -6,6 +6,7 @@
 #include "cclevents.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -70,6 +71,7 @@ struct _CclEvents
   std::vector<guint64> track_ids;       /* the frame's, in component order */
   GstClockTime running_time = GST_CLOCK_TIME_NONE;
   CclShapes shapes;
+  std::vector<GstCclEvent> meta_events;
 };
 
 CclEvents *
@@ -366,11 +368,53 @@ ccl_events_add_counts (CclEvents * self, GstStructure * s)
   gst_structure_take_value (s, "zone-dwell-time", &times);
 }
 
+static GstCclEventKind
+meta_kind (ccl::EventKind kind)
+{
+  switch (kind) {
+    case ccl::EventKind::LineForward:
+      return GST_CCL_EVENT_KIND_LINE_FORWARD;
+    case ccl::EventKind::LineBackward:
+      return GST_CCL_EVENT_KIND_LINE_BACKWARD;
+    case ccl::EventKind::ZoneEnter:
+      return GST_CCL_EVENT_KIND_ZONE_ENTER;
+    case ccl::EventKind::ZoneExit:
+      return GST_CCL_EVENT_KIND_ZONE_EXIT;
+    case ccl::EventKind::ZoneMax:
+      return GST_CCL_EVENT_KIND_ZONE_MAX;
+  }
+  return GST_CCL_EVENT_KIND_ZONE_MAX;
+}
+
 void
 ccl_events_add_meta (CclEvents * self, GstCclMeta * meta)
 {
-  (void) self;
-  (void) meta;
+  const ccl::EventCounter & c = self->counter;
+  std::vector<GstCclEvent> &out = self->meta_events;
+  out.resize (self->events.size ());
+  for (size_t i = 0; i < out.size (); i++) {
+    const ccl::Event & e = self->events[i];
+    const bool zone = e.kind == ccl::EventKind::ZoneEnter ||
+        e.kind == ccl::EventKind::ZoneExit;
+    /* Zeroed, padding included: applications may compare the entries as bytes. */
+    memset (&out[i], 0, sizeof out[i]);
+    out[i].kind = meta_kind (e.kind);
+    out[i].index = e.index;
+    out[i].track_id = e.track_id;
+    out[i].count = e.count;
+    out[i].x = e.x;
+    out[i].y = e.y;
+    out[i].frame = e.frame;
+    out[i].running_time = GST_CLOCK_TIME_IS_VALID (self->running_time) ?
+        GstClockTime (e.running_time) : GST_CLOCK_TIME_NONE;
+    out[i].entry_time = zone && GST_CLOCK_TIME_IS_VALID (self->running_time) ?
+        GstClockTime (e.entry_time) : GST_CLOCK_TIME_NONE;
+  }
+  gst_ccl_meta_set_event_counts (meta, guint (c.forward ().size ()),
+      c.forward ().data (), c.backward ().data (),
+      guint (c.zone_count ().size ()), c.zone_count ().data (),
+      c.zone_entries ().data (), c.zone_exits ().data (), guint (out.size ()),
+      out.data ());
 }
 
 void

@@ -456,8 +456,9 @@ gst_cuda_ccl_overlay_get_type (void)
           "Tint every foreground pixel, reported or not, in one color (magenta) "
           "at overlay-alpha", "foreground"},
     {GST_CUDA_CCL_OVERLAY_EVENTS,
-          "Draw the counting lines (yellow, a tick on their forward side) and "
-          "zones (cyan, red while over zone-max) with their counts", "events"},
+          "Draw the counting lines (yellow, an arrow towards their forward "
+          "side) and zones (cyan, red while over zone-max) with their counts",
+        "events"},
     {0, NULL, NULL},
   };
 

@@ -92,6 +92,42 @@ std::vector<T> array_of(const GstStructure* s, const char* name) {
 // (kind, index, track id) of an event.
 using EventKey = std::tuple<std::string, unsigned, guint64>;
 
+// A buffer's GstCclMeta counts and events.
+struct MetaCounts {
+  std::vector<guint64> forward, backward, zone_entries, zone_exits;
+  std::vector<unsigned> zone_count;
+  std::vector<EventKey> events;
+};
+
+MetaCounts meta_counts(GstBuffer* buffer) {
+  MetaCounts m;
+  const GstCclMeta* meta = gst_ccl_meta_get(buffer);
+  if (!meta) return m;
+  for (guint i = 0; i < gst_ccl_meta_get_n_lines(meta); ++i) {
+    guint64 f = 0, b = 0;
+    EXPECT_TRUE(gst_ccl_meta_get_line_counts(meta, i, &f, &b));
+    m.forward.push_back(f);
+    m.backward.push_back(b);
+  }
+  for (guint i = 0; i < gst_ccl_meta_get_n_zones(meta); ++i) {
+    guint count = 0;
+    guint64 entries = 0, exits = 0;
+    EXPECT_TRUE(gst_ccl_meta_get_zone_counts(meta, i, &count, &entries, &exits));
+    m.zone_count.push_back(count);
+    m.zone_entries.push_back(entries);
+    m.zone_exits.push_back(exits);
+  }
+  guint n = 0;
+  const GstCclEvent* events = gst_ccl_meta_get_events(meta, &n);
+  GEnumClass* kinds = static_cast<GEnumClass*>(g_type_class_ref(GST_TYPE_CCL_EVENT_KIND));
+  for (guint i = 0; i < n; ++i) {
+    const GEnumValue* v = g_enum_get_value(kinds, events[i].kind);
+    m.events.emplace_back(v ? v->value_nick : "?", events[i].index, events[i].track_id);
+  }
+  g_type_class_unref(kinds);
+  return m;
+}
+
 // The oracle: the rules of docs/EVENTS.md, written plainly. Sides with long double
 // cross products; segments meet when each one's end points are not strictly on the
 // same side of the other; inside a polygon by the usual crossing count.
@@ -205,6 +241,8 @@ TEST(Events, CountsAndEventsEqualTheTracksOwnCrossings) {
       GST_BUFFER_PTS(in) = t * 40 * GST_MSECOND;
       GstBuffer* out = h.process(in);
       ASSERT_NE(out, nullptr);
+      // The buffer's GstCclMeta carries the same counts and events as the messages.
+      const MetaCounts in_meta = meta_counts(out);
       gst_buffer_unref(out);
 
       Reported r;
@@ -234,6 +272,12 @@ TEST(Events, CountsAndEventsEqualTheTracksOwnCrossings) {
         gst_message_unref(m);
       }
       ASSERT_TRUE(have_frame) << "frame " << t << ": no cudaccl message";
+      EXPECT_EQ(in_meta.forward, r.forward) << "frame " << t;
+      EXPECT_EQ(in_meta.backward, r.backward) << "frame " << t;
+      EXPECT_EQ(in_meta.zone_count, r.zone_count) << "frame " << t;
+      EXPECT_EQ(in_meta.zone_entries, r.zone_entries) << "frame " << t;
+      EXPECT_EQ(in_meta.zone_exits, r.zone_exits) << "frame " << t;
+      EXPECT_EQ(in_meta.events, got) << "frame " << t << ": the meta's events, in order";
       std::sort(got.begin(), got.end());
       const auto want = oracle.frame(r);
       EXPECT_EQ(got, want) << "frame " << t;
