@@ -279,6 +279,7 @@ const CclShapes *
 ccl_events_shapes (CclEvents * self, gint width, gint height)
 {
   const ccl::EventCounter & c = self->counter;
+  self->shapes.segments.clear ();
   ccl::overlay::event_shapes (c.config (), c.forward (), c.backward (),
       c.zone_count (), c.zone_entries (), width, height, self->shapes.segments);
   return self->shapes.segments.empty ()? NULL : &self->shapes;

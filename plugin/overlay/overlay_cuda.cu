@@ -67,10 +67,12 @@ void rasterize_marks(const Mark* d_marks, uint32_t n_marks, const Segment* d_seg
                                                            d_owner);
     check_launch("rasterize_kernel (marks)");
   }
-  if (n_segments && (flags & kTrails)) {
+  // Segments whatever the flags: the caller lists only those asked for (trails, event
+  // shapes), as on the host.
+  if (n_segments) {
     rasterize_kernel<<<n_segments, kMarkThreads, 0, stream>>>(d_segments, flags, width, height,
                                                               d_owner);
-    check_launch("rasterize_kernel (trails)");
+    check_launch("rasterize_kernel (segments)");
   }
 }
 

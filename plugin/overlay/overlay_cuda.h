@@ -9,9 +9,9 @@
 
 namespace ccl::overlay::cuda {
 
-/// Clears d_owner (width*height) and rasterizes the marks and trail segments of
-/// `flags` into it on `stream` (highest label wins, as on the host). Throws ccl::Error
-/// on a CUDA failure.
+/// Clears d_owner (width*height) and rasterizes the marks of `flags` and every segment
+/// (trails, event shapes) into it on `stream` (highest owner value wins, as on the
+/// host). Throws ccl::Error on a CUDA failure.
 void rasterize_marks(const Mark* d_marks, uint32_t n_marks, const Segment* d_segments,
                      uint32_t n_segments, uint32_t flags, int width, int height,
                      uint32_t* d_owner, cudaStream_t stream);

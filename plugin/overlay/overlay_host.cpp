@@ -6,7 +6,7 @@ namespace ccl::overlay {
 
 namespace {
 
-// Marks or trail segments: each pixel keeps the highest label drawn over it.
+// Marks or segments: each pixel keeps the highest owner value drawn over it.
 template <typename Shape>
 void rasterize(const Shape* shapes, size_t n_shapes, uint32_t flags, int width, int height,
                std::vector<uint32_t>& owner) {

@@ -9,8 +9,10 @@
 
 namespace ccl::overlay {
 
-/// Rasterizes the marks of `flags` (boxes, centroids, trail segments) into owner
-/// (width*height, cleared first): each pixel holds the highest label whose mark covers it.
+/// Rasterizes the marks of `flags` (boxes, centroids) and every segment (trail
+/// segments, event shapes: the caller lists only those asked for) into owner
+/// (width*height, cleared first): each pixel holds the highest owner value (label or
+/// direct color) whose mark covers it.
 void rasterize_marks_host(const Mark* marks, size_t n_marks, const Segment* segments,
                           size_t n_segments, uint32_t flags, int width, int height,
                           std::vector<uint32_t>& owner);

@@ -3,7 +3,8 @@
 // write the same bytes.
 //
 // A pixel is covered by at most one paint: a solid mark (box outline, centroid
-// cross or trail) of the highest label whose mark touches it, else the fill of its
+// cross, trail or event shape) of the highest owner value whose mark touches it (a
+// direct color, kDirectColor, beats every label), else the fill of its
 // own component when that component is reported, else the foreground tint when it
 // is foreground at all (labeled, reported or not), else nothing. A label's color
 // comes from its color key (the track id when tracking, else the label), so that an
@@ -27,10 +28,25 @@ enum Flags : uint32_t {
   kCentroids = 1u << 2,
   kTrails = 1u << 3,
   kForeground = 1u << 4,
+  kEvents = 1u << 5,  ///< counting lines and zones with their counts (events_overlay.h)
 };
 
 /// The flags drawn as solid marks into the owner buffer.
-constexpr uint32_t kSolidFlags = kBoxes | kCentroids | kTrails;
+constexpr uint32_t kSolidFlags = kBoxes | kCentroids | kTrails | kEvents;
+
+/// Direct colors: an owner value (a Mark's or a Segment's label) with this bit set is
+/// a solid paint of its own color, the low 24 bits 0xRRGGBB, not a component's.
+/// Labels are always below 2^31, so the two never collide, and a direct color beats
+/// every label in the highest-wins rule. Bits 24..30 are a layer (0..127) that orders
+/// direct colors among themselves: the higher layer wins, then the higher color.
+constexpr uint32_t kDirectColor = 0x80000000u;
+constexpr uint32_t kDirectLayers = 128;
+
+/// The owner value of color 0xRRGGBB drawn on `layer` (0..127, higher wins).
+CCL_HD constexpr uint32_t direct_color(uint32_t rgb, uint32_t layer) {
+  return kDirectColor | ((layer & (kDirectLayers - 1u)) << 24) | (rgb & 0xFFFFFFu);
+}
+CCL_HD constexpr bool is_direct_color(uint32_t owner) { return (owner & kDirectColor) != 0; }
 
 /// Arm length of the centroid cross, in pixels.
 constexpr int kCrossArm = 2;
@@ -42,8 +58,9 @@ struct Mark {
   int32_t cx, cy;               // centroid rounded to a pixel
 };
 
-/// One step of a track's trail: the pixels from (x0, y0) to (x1, y1), both ends
-/// included, drawn for the component `label` (whose color key colors it).
+/// A straight run of pixels from (x0, y0) to (x1, y1), both ends included: one step
+/// of a track's trail, drawn for the component `label` (whose color key colors it), or
+/// a piece of an event shape (events_overlay.h), whose label is a direct color.
 struct Segment {
   uint32_t label;
   int32_t x0, y0, x1, y1;
@@ -164,7 +181,12 @@ CCL_HD bool mark_pixel(const Mark& m, uint32_t flags, uint32_t i, int width, int
   return x >= 0 && y >= 0 && x < width && y < height;
 }
 
-/// Pixels of a trail segment: one per step along its longer axis.
+/// The color of a direct-color owner value.
+CCL_HD Rgb direct_rgb(uint32_t owner) {
+  return {(owner >> 16) & 0xFFu, (owner >> 8) & 0xFFu, owner & 0xFFu};
+}
+
+/// Pixels of a segment: one per step along its longer axis.
 CCL_HD uint32_t segment_pixel_count(const Segment& g) {
   const int32_t dx = g.x1 - g.x0, dy = g.y1 - g.y0;
   const int32_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
@@ -189,10 +211,11 @@ CCL_HD bool segment_pixel(const Segment& g, uint32_t i, int width, int height, i
   return x >= 0 && y >= 0 && x < width && y < height;
 }
 
-/// A trail segment as a mark of `flags` (drawn with kTrails), so that one rasterizer
-/// serves both.
-CCL_HD uint32_t mark_pixel_count(const Segment& g, uint32_t flags) {
-  return (flags & kTrails) ? segment_pixel_count(g) : 0u;
+/// A segment as a mark, so that one rasterizer serves both. Segments are drawn
+/// whatever the flags: the caller lists only those asked for (trail segments with
+/// kTrails, event shapes with kEvents).
+CCL_HD uint32_t mark_pixel_count(const Segment& g, uint32_t) {
+  return segment_pixel_count(g);
 }
 CCL_HD bool mark_pixel(const Segment& g, uint32_t, uint32_t i, int width, int height, int* px,
                        int* py) {
@@ -213,7 +236,9 @@ CCL_HD Paint paint_at(const Scene& s, int width, int x, int y) {
 
 /// The color a paint draws in.
 CCL_HD Rgb paint_color(const Scene& s, const Paint& p) {
-  return p.kind == kTinted ? Rgb{kTintR, kTintG, kTintB} : key_color(s.color_key[p.label]);
+  if (p.kind == kTinted) return Rgb{kTintR, kTintG, kTintB};
+  if (is_direct_color(p.label)) return direct_rgb(p.label);
+  return key_color(s.color_key[p.label]);
 }
 
 /// The paint of the chroma sample covering luma pixels [x0, x0+2) x [y0, y0+2).

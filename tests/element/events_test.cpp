@@ -14,7 +14,10 @@
 #include <tuple>
 #include <vector>
 
+#include "ccl/events.h"
 #include "element_util.h"
+#include "overlay/events_overlay.h"
+#include "overlay/overlay_host.h"
 
 namespace ccl::element_test {
 namespace {
@@ -445,6 +448,68 @@ TEST(Events, ZoneFilterWithoutZonesReportsEverything) {
   const Reported ra = frame_report(a), rb = frame_report(b);
   EXPECT_EQ(ra.x.size(), 6u);
   EXPECT_EQ(rb.x, ra.x);
+}
+
+// overlay=events draws each frame's own counts: every pixel the shapes of that frame's
+// counts (from its message) paint holds their color, frame after frame, while the
+// counts change (no digit of an earlier frame stays).
+TEST(EventsOverlay, DrawsEachFramesOwnCounts) {
+  SKIP_UNLESS_BACKEND_RUNS();
+  const int width = 160, height = 120, frames = 60;
+  ccl::EventConfig config;
+  for (const Segment& l : kLines) config.lines.push_back({l.x1, l.y1, l.x2, l.y2});
+  for (size_t z = 0; z < kZones.size(); ++z) {
+    ccl::EventZone zone;
+    for (const auto& [x, y] : kZones[z]) zone.points.push_back({x, y});
+    zone.max_count = kZoneMax[z];
+    config.zones.push_back(zone);
+  }
+  Harness h(kSettings + " overlay=boxes+events");
+  h.set_caps(PixelFormat::RGBA, width, height);
+  const auto images = moving_squares(2, frames, width, height);
+  std::set<std::vector<guint64>> seen_counts;
+  for (int t = 0; t < frames; ++t) {
+    GstBuffer* out = h.process(buffer_from_frame(test::make_frame(images[t], PixelFormat::RGBA)));
+    ASSERT_NE(out, nullptr);
+    const auto planes = read_planes(out, PixelFormat::RGBA, width, height);
+    gst_buffer_unref(out);
+    Reported r;
+    while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
+      const GstStructure* s = gst_message_get_structure(m);
+      if (gst_structure_has_name(s, "cudaccl")) {
+        r.forward = array_of<guint64>(s, "line-forward");
+        r.backward = array_of<guint64>(s, "line-backward");
+        r.zone_count = array_of<unsigned>(s, "zone-count");
+        r.zone_entries = array_of<guint64>(s, "zone-entries");
+      }
+      gst_message_unref(m);
+    }
+    ASSERT_EQ(r.forward.size(), kLines.size()) << "frame " << t;
+    seen_counts.insert(r.forward);
+    std::vector<ccl::overlay::Segment> shapes;
+    const std::vector<uint64_t> f(r.forward.begin(), r.forward.end()),
+        b(r.backward.begin(), r.backward.end()), e(r.zone_entries.begin(), r.zone_entries.end());
+    const std::vector<uint32_t> c(r.zone_count.begin(), r.zone_count.end());
+    ccl::overlay::event_shapes(config, f, b, c, e, width, height, shapes);
+    std::vector<uint32_t> owner;
+    ccl::overlay::rasterize_marks_host(nullptr, 0, shapes.data(), shapes.size(),
+                                       ccl::overlay::kEvents, width, height, owner);
+    size_t painted = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const uint32_t o = owner[size_t(y) * width + x];
+        if (!ccl::overlay::is_direct_color(o)) continue;
+        const ccl::overlay::Rgb want = ccl::overlay::direct_rgb(o);
+        const uint8_t* px = planes[0].data() + (size_t(y) * width + x) * 4;
+        ASSERT_EQ(std::vector<int>({px[0], px[1], px[2]}),
+                  std::vector<int>({int(want.r), int(want.g), int(want.b)}))
+            << "frame " << t << " pixel (" << x << ", " << y << ")";
+        ++painted;
+      }
+    EXPECT_GT(painted, 500u) << "frame " << t;
+  }
+  // The counts drawn changed along the way.
+  EXPECT_GE(seen_counts.size(), 3u);
 }
 
 // overlay=events on both backends: the same bytes, frame after frame, in every format,

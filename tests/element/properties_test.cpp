@@ -117,7 +117,7 @@ TEST(Properties, OutOfRangeValuesAreRefused) {
   g_object_set(e, "min-area", 0u, nullptr);
   g_object_set(e, "cuda-device-id", -2, nullptr);
   g_object_set(e, "threshold-mode", 7, nullptr);
-  g_object_set(e, "overlay", 0x20u, nullptr);
+  g_object_set(e, "overlay", 0x40u, nullptr);
   EXPECT_EQ(warnings.count, 9);
 
   guint threshold, min_area, overlay;
