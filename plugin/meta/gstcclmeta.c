@@ -22,7 +22,13 @@
  * analyses blobs (its blob-properties, or a blob filter), each reported
  * component also has a #GstCclBlob: mean, spread and extremes of its luma,
  * mean color, perimeter, circularity, Euler number and its shape as
- * scikit-image's regionprops gives them (gst_ccl_meta_get_blob()).
+ * scikit-image's regionprops gives them (gst_ccl_meta_get_blob()). When the
+ * element counts crossings of lines and occupancy of zones (its lines and
+ * zones), the meta also holds a #GstCclEventCounts: per line the tracks that
+ * crossed it in each direction, per zone the components inside it and the
+ * entries and exits, and the frame's events (#GstCclEvent), read with
+ * gst_ccl_meta_get_line_counts(), gst_ccl_meta_get_zone_counts() and
+ * gst_ccl_meta_get_events().
  *
  * The meta survives buffer copies and elements that keep the frame's
  * geometry (queue, tee, videoconvert, videorate, ...). When a downstream
@@ -35,7 +41,8 @@
  * counts stay as they are. Blobs follow: their shape is that of the scaled
  * moments, intensity, color and Euler number stay, and the perimeter scales
  * with a scale that keeps the aspect ratio (circularity stays); any other
- * scale leaves perimeter and circularity out. Elements that crop, pad, flip or
+ * scale leaves perimeter and circularity out. Event counts are kept, and the
+ * events' centroids are mapped like the components'. Elements that crop, pad, flip or
  * rotate the frame (videocrop, videobox, videoflip) drop it, as do copies of a
  * byte range.
  *
@@ -74,6 +81,10 @@ G_DEFINE_BOXED_TYPE (GstCclComponent, gst_ccl_component,
     gst_ccl_component_copy, gst_ccl_component_free);
 G_DEFINE_BOXED_TYPE (GstCclBlob, gst_ccl_blob, gst_ccl_blob_copy,
     gst_ccl_blob_free);
+G_DEFINE_BOXED_TYPE (GstCclEvent, gst_ccl_event, gst_ccl_event_copy,
+    gst_ccl_event_free);
+G_DEFINE_BOXED_TYPE (GstCclEventCounts, gst_ccl_event_counts,
+    gst_ccl_event_counts_copy, gst_ccl_event_counts_free);
 
 /* The blobs took one pointer of the meta's padding: the struct an application
  * built against 0.2 allocates and reads must keep its size and offsets. */
@@ -97,6 +108,39 @@ G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, blobs) ==
     G_STRUCT_OFFSET (struct GstCclMetaLayout02, _gst_reserved));
 G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, tracking) ==
     G_STRUCT_OFFSET (struct GstCclMetaLayout02, tracking));
+
+/* The event counts took the next pointer (0.4): 0.3's layout holds too. */
+struct GstCclMetaLayout03
+{
+  GstMeta meta;
+  guint width;
+  guint height;
+  guint total_count;
+  guint n_components;
+  GstCclComponent *components;
+  guint threshold;
+  GstCclAlgorithm algorithm;
+  guint connectivity;
+  GstClockTime gpu_time;
+  gboolean tracking;
+  GstCclBlob *blobs;
+  gpointer _gst_reserved[GST_PADDING - 1];
+};
+G_STATIC_ASSERT (sizeof (GstCclMeta) == sizeof (struct GstCclMetaLayout03));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, blobs) ==
+    G_STRUCT_OFFSET (struct GstCclMetaLayout03, blobs));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, event_counts) ==
+    G_STRUCT_OFFSET (struct GstCclMetaLayout03, _gst_reserved));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GstCclMeta, event_counts) ==
+    G_STRUCT_OFFSET (struct GstCclMetaLayout02, _gst_reserved) +
+    sizeof (gpointer));
+
+/* A GstCclEventCounts block is the struct, the events, the four 64-bit
+ * arrays and zone_count last: each part starts aligned for what it holds. */
+G_STATIC_ASSERT (sizeof (GstCclEventCounts) % G_ALIGNOF (GstCclEvent) == 0);
+G_STATIC_ASSERT (sizeof (GstCclEventCounts) % G_ALIGNOF (guint64) == 0);
+G_STATIC_ASSERT (sizeof (GstCclEvent) % G_ALIGNOF (guint64) == 0);
+G_STATIC_ASSERT (sizeof (guint64) % G_ALIGNOF (guint) == 0);
 
 /**
  * gst_ccl_blob_properties_get_type:
@@ -159,6 +203,167 @@ void
 gst_ccl_blob_free (GstCclBlob * blob)
 {
   g_free (blob);
+}
+
+/**
+ * gst_ccl_event_kind_get_type:
+ *
+ * Returns: the #GType of the #GstCclEventKind enum (nicks line-forward,
+ *   line-backward, zone-enter, zone-exit and zone-max)
+ *
+ * Since: 0.4
+ */
+GType
+gst_ccl_event_kind_get_type (void)
+{
+  static GType type = 0;
+  /* Names are the C identifiers, as for GstCclBlobProperties: a GstStructure
+   * writes an enum by its name and reads back only names without spaces. */
+  static const GEnumValue values[] = {
+    {GST_CCL_EVENT_KIND_LINE_FORWARD, "GST_CCL_EVENT_KIND_LINE_FORWARD",
+        "line-forward"},
+    {GST_CCL_EVENT_KIND_LINE_BACKWARD, "GST_CCL_EVENT_KIND_LINE_BACKWARD",
+        "line-backward"},
+    {GST_CCL_EVENT_KIND_ZONE_ENTER, "GST_CCL_EVENT_KIND_ZONE_ENTER",
+        "zone-enter"},
+    {GST_CCL_EVENT_KIND_ZONE_EXIT, "GST_CCL_EVENT_KIND_ZONE_EXIT",
+        "zone-exit"},
+    {GST_CCL_EVENT_KIND_ZONE_MAX, "GST_CCL_EVENT_KIND_ZONE_MAX", "zone-max"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCclEventKind", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * gst_ccl_event_copy:
+ * @event: a #GstCclEvent
+ *
+ * Returns: (transfer full): a newly allocated copy of @event
+ *
+ * Since: 0.4
+ */
+GstCclEvent *
+gst_ccl_event_copy (const GstCclEvent * event)
+{
+  g_return_val_if_fail (event != NULL, NULL);
+  return g_memdup2 (event, sizeof (GstCclEvent));
+}
+
+/**
+ * gst_ccl_event_free:
+ * @event: a #GstCclEvent from gst_ccl_event_copy()
+ *
+ * Frees a copied event.
+ *
+ * Since: 0.4
+ */
+void
+gst_ccl_event_free (GstCclEvent * event)
+{
+  g_free (event);
+}
+
+/* The bytes of a GstCclEventCounts block; FALSE when they do not fit a
+ * gsize (only possible where it has 32 bits). */
+static gboolean
+event_counts_size (guint n_lines, guint n_zones, guint n_events, gsize * size)
+{
+  guint64 total = sizeof (GstCclEventCounts) +
+      (guint64) n_events * sizeof (GstCclEvent) +
+      (guint64) n_lines * 2 * sizeof (guint64) +
+      (guint64) n_zones * (2 * sizeof (guint64) + sizeof (guint));
+
+  if (total > G_MAXSIZE)
+    return FALSE;
+  *size = (gsize) total;
+  return TRUE;
+}
+
+/* Points the arrays of a block into it, after the struct, from its counts. */
+static void
+event_counts_point (GstCclEventCounts * counts)
+{
+  guint8 *p = (guint8 *) (counts + 1);
+  const gsize lines = (gsize) counts->n_lines * sizeof (guint64);
+  const gsize zones = (gsize) counts->n_zones * sizeof (guint64);
+
+  counts->events = counts->n_events ? (GstCclEvent *) p : NULL;
+  p += (gsize) counts->n_events * sizeof (GstCclEvent);
+  counts->line_forward = counts->n_lines ? (guint64 *) p : NULL;
+  p += lines;
+  counts->line_backward = counts->n_lines ? (guint64 *) p : NULL;
+  p += lines;
+  counts->zone_entries = counts->n_zones ? (guint64 *) p : NULL;
+  p += zones;
+  counts->zone_exits = counts->n_zones ? (guint64 *) p : NULL;
+  p += zones;
+  counts->zone_count = counts->n_zones ? (guint *) p : NULL;
+}
+
+/**
+ * gst_ccl_event_counts_copy:
+ * @counts: a #GstCclEventCounts
+ *
+ * A copy of @counts and its arrays, in one block of its own.
+ *
+ * Returns: (transfer full): a newly allocated copy of @counts
+ *
+ * Since: 0.4
+ */
+GstCclEventCounts *
+gst_ccl_event_counts_copy (const GstCclEventCounts * counts)
+{
+  GstCclEventCounts *copy;
+  gsize size;
+
+  g_return_val_if_fail (counts != NULL, NULL);
+  /* A block the library made always fits; anything else is no block. */
+  if (!event_counts_size (counts->n_lines, counts->n_zones, counts->n_events,
+          &size))
+    g_return_val_if_reached (NULL);
+
+  /* The arrays are copied from where the struct points, so that a struct
+   * filled by hand copies right too. */
+  copy = g_malloc (size);
+  memcpy (copy, counts, sizeof (GstCclEventCounts));
+  event_counts_point (copy);
+  if (copy->n_events)
+    memcpy (copy->events, counts->events,
+        (gsize) copy->n_events * sizeof (GstCclEvent));
+  if (copy->n_lines) {
+    memcpy (copy->line_forward, counts->line_forward,
+        (gsize) copy->n_lines * sizeof (guint64));
+    memcpy (copy->line_backward, counts->line_backward,
+        (gsize) copy->n_lines * sizeof (guint64));
+  }
+  if (copy->n_zones) {
+    memcpy (copy->zone_count, counts->zone_count,
+        (gsize) copy->n_zones * sizeof (guint));
+    memcpy (copy->zone_entries, counts->zone_entries,
+        (gsize) copy->n_zones * sizeof (guint64));
+    memcpy (copy->zone_exits, counts->zone_exits,
+        (gsize) copy->n_zones * sizeof (guint64));
+  }
+  return copy;
+}
+
+/**
+ * gst_ccl_event_counts_free:
+ * @counts: a #GstCclEventCounts from gst_ccl_event_counts_copy()
+ *
+ * Frees a copied block of counts, arrays included.
+ *
+ * Since: 0.4
+ */
+void
+gst_ccl_event_counts_free (GstCclEventCounts * counts)
+{
+  g_free (counts);
 }
 
 /**
@@ -320,6 +525,7 @@ gst_ccl_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   cmeta->tracking = FALSE;
   /* The meta's memory is not zeroed when it has an init function. */
   cmeta->blobs = NULL;
+  cmeta->event_counts = NULL;
   return TRUE;
 }
 
@@ -330,8 +536,10 @@ gst_ccl_meta_free (GstMeta * meta, GstBuffer * buffer)
 
   g_free (cmeta->components);
   g_free (cmeta->blobs);
+  g_free (cmeta->event_counts);
   cmeta->components = NULL;
   cmeta->blobs = NULL;
+  cmeta->event_counts = NULL;
   cmeta->n_components = 0;
 }
 
@@ -515,7 +723,30 @@ copy_meta (GstBuffer * dest, const GstCclMeta * src)
   copy_fields (dst, src);
   if (src->blobs)
     gst_ccl_meta_set_blobs (dst, src->blobs, src->n_components);
+  if (src->event_counts)
+    dst->event_counts = gst_ccl_event_counts_copy (src->event_counts);
   return TRUE;
+}
+
+/* The event counts of a frame scaled by (sx, sy) to new_w x new_h: counts and
+ * indices stay, the events' centroids map as the components' do (so an event
+ * keeps the centroid of its track's component); zone-max has none. */
+static GstCclEventCounts *
+scale_event_counts (const GstCclEventCounts * src, gdouble sx, gdouble sy,
+    guint new_w, guint new_h)
+{
+  GstCclEventCounts *out = gst_ccl_event_counts_copy (src);
+  guint i;
+
+  for (i = 0; i < out->n_events; i++) {
+    GstCclEvent *e = &out->events[i];
+
+    if (e->kind == GST_CCL_EVENT_KIND_ZONE_MAX)
+      continue;
+    e->x = CLAMP ((e->x + 0.5) * sx - 0.5, 0.0, new_w - 1.0);
+    e->y = CLAMP ((e->y + 0.5) * sy - 0.5, 0.0, new_h - 1.0);
+  }
+  return out;
 }
 
 static gboolean
@@ -568,6 +799,9 @@ gst_ccl_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     if (src->blobs)
       dst->blobs = scale_blobs (src->blobs, dst->components, src->n_components,
           sx, (gint64) out_w * in_h == (gint64) out_h * in_w);
+    if (src->event_counts)
+      dst->event_counts = scale_event_counts (src->event_counts, sx, sy,
+          new_w, new_h);
     return TRUE;
   }
 
@@ -664,7 +898,8 @@ gst_ccl_buffer_get_meta (GstBuffer * buffer)
  * fields included. The remaining fields (threshold, algorithm, connectivity,
  * GPU time, tracking) start at their defaults (0, HA4, 8,
  * %GST_CLOCK_TIME_NONE, %FALSE) and may be set on the returned meta; it holds
- * no blobs until gst_ccl_meta_set_blobs() gives it some.
+ * no blobs until gst_ccl_meta_set_blobs() gives it some, and no event counts
+ * until gst_ccl_meta_set_event_counts() does.
  *
  * Returns: (transfer none) (nullable): the added meta
  */
@@ -862,4 +1097,286 @@ gst_ccl_meta_set_blobs (GstCclMeta * meta, const GstCclBlob * blobs,
   meta->blobs = blobs && n_blobs ?
       g_memdup2 (blobs, sizeof (GstCclBlob) * n_blobs) : NULL;
   return TRUE;
+}
+
+/**
+ * gst_ccl_meta_get_event_counts:
+ * @meta: a #GstCclMeta
+ *
+ * The counts of the counting lines and zones and the events of the frame,
+ * all in one struct. Bindings receive a copy; the other getters read single
+ * values without one.
+ *
+ * Returns: (transfer none) (nullable): the meta's counts, or %NULL when the
+ *   element counts nothing (no lines and no zones configured)
+ *
+ * Since: 0.4
+ */
+const GstCclEventCounts *
+gst_ccl_meta_get_event_counts (const GstCclMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  return meta->event_counts;
+}
+
+/* Whether an event refers to a line or zone of the counts and is of a known
+ * kind. */
+static gboolean
+event_fits (const GstCclEvent * e, guint n_lines, guint n_zones)
+{
+  switch (e->kind) {
+    case GST_CCL_EVENT_KIND_LINE_FORWARD:
+    case GST_CCL_EVENT_KIND_LINE_BACKWARD:
+      return e->index < n_lines;
+    case GST_CCL_EVENT_KIND_ZONE_ENTER:
+    case GST_CCL_EVENT_KIND_ZONE_EXIT:
+    case GST_CCL_EVENT_KIND_ZONE_MAX:
+      return e->index < n_zones;
+    default:
+      return FALSE;
+  }
+}
+
+/**
+ * gst_ccl_meta_set_event_counts:
+ * @meta: a #GstCclMeta (of a writable buffer)
+ * @n_lines: number of counting lines
+ * @line_forward: (array length=n_lines) (nullable): per line, the tracks that
+ *   crossed it forward since the counts were last reset
+ * @line_backward: (array length=n_lines) (nullable): per line, those that
+ *   crossed it backward
+ * @n_zones: number of zones
+ * @zone_count: (array length=n_zones) (nullable): per zone, the reported
+ *   components inside it in this frame
+ * @zone_entries: (array length=n_zones) (nullable): per zone, the entries
+ *   since the counts were last reset
+ * @zone_exits: (array length=n_zones) (nullable): per zone, the exits since
+ *   then
+ * @n_events: number of events
+ * @events: (array length=n_events) (nullable): the frame's events, in the
+ *   order they happened
+ *
+ * Replaces the event counts of @meta with a copy of these, made into one
+ * block (the cudaccl element calls this for each frame it counts). Each array
+ * may be %NULL only when its count is 0. With no line and no zone (and so no
+ * event), the meta's counts are removed: its event_counts becomes %NULL.
+ *
+ * Returns: %TRUE when the counts were set or removed; %FALSE (with a
+ *   critical), leaving the meta as it was, when an array is %NULL with a
+ *   count above 0, an event's kind is not a #GstCclEventKind or its index is
+ *   not that of one of the lines (for line events) or zones (zone events)
+ *
+ * Since: 0.4
+ */
+gboolean
+gst_ccl_meta_set_event_counts (GstCclMeta * meta, guint n_lines,
+    const guint64 * line_forward, const guint64 * line_backward,
+    guint n_zones, const guint * zone_count, const guint64 * zone_entries,
+    const guint64 * zone_exits, guint n_events, const GstCclEvent * events)
+{
+  GstCclEventCounts *counts;
+  gsize size;
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (n_lines == 0 || (line_forward && line_backward),
+      FALSE);
+  g_return_val_if_fail (n_zones == 0 || (zone_count && zone_entries &&
+          zone_exits), FALSE);
+  g_return_val_if_fail (n_events == 0 || events, FALSE);
+
+  for (i = 0; i < n_events; i++) {
+    if (!event_fits (&events[i], n_lines, n_zones)) {
+      g_critical ("%s: event %u (kind %d, index %u) names no line or zone of "
+          "the %u lines and %u zones", G_STRFUNC, i, (gint) events[i].kind,
+          events[i].index, n_lines, n_zones);
+      return FALSE;
+    }
+  }
+  if (!event_counts_size (n_lines, n_zones, n_events, &size)) {
+    g_critical ("%s: %u lines, %u zones and %u events do not fit in memory",
+        G_STRFUNC, n_lines, n_zones, n_events);
+    return FALSE;
+  }
+
+  counts = NULL;
+  if (n_lines || n_zones) {
+    counts = g_malloc (size);
+    memset (counts, 0, sizeof (GstCclEventCounts));
+    counts->n_lines = n_lines;
+    counts->n_zones = n_zones;
+    counts->n_events = n_events;
+    event_counts_point (counts);
+    if (n_events)
+      memcpy (counts->events, events, (gsize) n_events * sizeof (GstCclEvent));
+    if (n_lines) {
+      memcpy (counts->line_forward, line_forward,
+          (gsize) n_lines * sizeof (guint64));
+      memcpy (counts->line_backward, line_backward,
+          (gsize) n_lines * sizeof (guint64));
+    }
+    if (n_zones) {
+      memcpy (counts->zone_count, zone_count, (gsize) n_zones * sizeof (guint));
+      memcpy (counts->zone_entries, zone_entries,
+          (gsize) n_zones * sizeof (guint64));
+      memcpy (counts->zone_exits, zone_exits,
+          (gsize) n_zones * sizeof (guint64));
+    }
+  }
+  /* Freed after the copy: the arrays given may be the meta's own. */
+  g_free (meta->event_counts);
+  meta->event_counts = counts;
+  return TRUE;
+}
+
+/**
+ * gst_ccl_meta_get_n_lines:
+ * @meta: a #GstCclMeta
+ *
+ * Returns: the number of counting lines the meta holds counts of, 0 when it
+ *   holds no event counts
+ *
+ * Since: 0.4
+ */
+guint
+gst_ccl_meta_get_n_lines (const GstCclMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, 0);
+
+  return meta->event_counts ? meta->event_counts->n_lines : 0;
+}
+
+/**
+ * gst_ccl_meta_get_n_zones:
+ * @meta: a #GstCclMeta
+ *
+ * Returns: the number of zones the meta holds counts of, 0 when it holds no
+ *   event counts
+ *
+ * Since: 0.4
+ */
+guint
+gst_ccl_meta_get_n_zones (const GstCclMeta * meta)
+{
+  g_return_val_if_fail (meta != NULL, 0);
+
+  return meta->event_counts ? meta->event_counts->n_zones : 0;
+}
+
+/**
+ * gst_ccl_meta_get_line_counts:
+ * @meta: a #GstCclMeta
+ * @index: 0 .. n_lines - 1 (gst_ccl_meta_get_n_lines())
+ * @forward: (out) (optional): the tracks that crossed line @index forward
+ *   since the counts were last reset
+ * @backward: (out) (optional): those that crossed it backward
+ *
+ * The crossing counts of one counting line. On %FALSE both are set to 0.
+ *
+ * Returns: %TRUE when the meta holds line @index; %FALSE when @index is out
+ *   of range or the meta holds no event counts
+ *
+ * Since: 0.4
+ */
+gboolean
+gst_ccl_meta_get_line_counts (const GstCclMeta * meta, guint index,
+    guint64 * forward, guint64 * backward)
+{
+  const GstCclEventCounts *c;
+  gboolean found;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  c = meta->event_counts;
+  found = c && index < c->n_lines;
+  if (forward)
+    *forward = found ? c->line_forward[index] : 0;
+  if (backward)
+    *backward = found ? c->line_backward[index] : 0;
+  return found;
+}
+
+/**
+ * gst_ccl_meta_get_zone_counts:
+ * @meta: a #GstCclMeta
+ * @index: 0 .. n_zones - 1 (gst_ccl_meta_get_n_zones())
+ * @count: (out) (optional): the reported components inside zone @index in
+ *   this frame
+ * @entries: (out) (optional): the entries into it since the counts were last
+ *   reset
+ * @exits: (out) (optional): the exits from it since then
+ *
+ * The counts of one zone. On %FALSE all are set to 0.
+ *
+ * Returns: %TRUE when the meta holds zone @index; %FALSE when @index is out
+ *   of range or the meta holds no event counts
+ *
+ * Since: 0.4
+ */
+gboolean
+gst_ccl_meta_get_zone_counts (const GstCclMeta * meta, guint index,
+    guint * count, guint64 * entries, guint64 * exits)
+{
+  const GstCclEventCounts *c;
+  gboolean found;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  c = meta->event_counts;
+  found = c && index < c->n_zones;
+  if (count)
+    *count = found ? c->zone_count[index] : 0;
+  if (entries)
+    *entries = found ? c->zone_entries[index] : 0;
+  if (exits)
+    *exits = found ? c->zone_exits[index] : 0;
+  return found;
+}
+
+/**
+ * gst_ccl_meta_get_event:
+ * @meta: a #GstCclMeta
+ * @index: 0 .. number of events - 1
+ *
+ * Returns: (transfer none) (nullable): the frame's event at @index, or %NULL
+ *   when @index is out of range or the meta holds no event counts
+ *
+ * Since: 0.4
+ */
+const GstCclEvent *
+gst_ccl_meta_get_event (const GstCclMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (!meta->event_counts || index >= meta->event_counts->n_events)
+    return NULL;
+  return &meta->event_counts->events[index];
+}
+
+/**
+ * gst_ccl_meta_get_events:
+ * @meta: a #GstCclMeta
+ * @n_events: (out) (optional): where to store the number of events (0 when
+ *   the frame has none or the meta holds no event counts)
+ *
+ * All events of the frame at once, in the order they happened; bindings
+ * receive them as a list of #GstCclEvent copies.
+ *
+ * Returns: (transfer none) (array length=n_events) (nullable): the meta's
+ *   event array, %NULL when there is none
+ *
+ * Since: 0.4
+ */
+const GstCclEvent *
+gst_ccl_meta_get_events (const GstCclMeta * meta, guint * n_events)
+{
+  const GstCclEventCounts *c;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  c = meta->event_counts;
+  if (n_events)
+    *n_events = c ? c->n_events : 0;
+  return c && c->n_events ? c->events : NULL;
 }

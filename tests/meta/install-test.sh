@@ -154,5 +154,10 @@ m = GstCcl.buffer_get_meta(buf)
 assert (m.width, m.total_count, m.n_components) == (8, 1, 1), (m.width, m.n_components)
 assert m.get_component(0).get_centroid() == (2.5, 1.5)
 assert m.tracking and m.find_track(2**40 + 3).parent_id == 7
+e = GstCcl.Event()
+e.kind, e.index, e.track_id = GstCcl.EventKind.ZONE_ENTER, 0, 3
+assert m.set_event_counts([2**40], [1], [1], [1], [0], [e])
+assert tuple(m.get_line_counts(0)) == (True, 2**40, 1) and not m.get_line_counts(1)[0]
+assert m.get_event(0).kind.value_nick == "zone-enter" and m.get_event(1) is None
 '
 exit $((failed > 0))

@@ -96,12 +96,14 @@ class CriticalCounter {
 
 TEST(MetaBlobLayout, BlobsTookOnePaddingSlotAndTheMetaKeptItsSize) {
   // 0.2's GstCclMeta: tracking, then GST_PADDING pointers. The blobs pointer is the
-  // first of them, the rest stays padding: every 0.2 offset and the size hold.
+  // first of them, the rest stays padding (but the next slot, taken by 0.4's
+  // event_counts: meta_events_test.cpp): every 0.2 offset and the size hold.
   const size_t padding_start = offsetof(GstCclMeta, blobs);
   EXPECT_EQ(padding_start % alignof(gpointer), 0u);
   EXPECT_GE(padding_start, offsetof(GstCclMeta, tracking) + sizeof(gboolean));
   EXPECT_LT(padding_start, offsetof(GstCclMeta, tracking) + sizeof(gboolean) + sizeof(gpointer));
-  EXPECT_EQ(offsetof(GstCclMeta, _gst_reserved), padding_start + sizeof(gpointer));
+  EXPECT_EQ(offsetof(GstCclMeta, event_counts), padding_start + sizeof(gpointer));
+  EXPECT_EQ(offsetof(GstCclMeta, _gst_reserved), padding_start + 2 * sizeof(gpointer));
   EXPECT_EQ(sizeof(GstCclMeta), padding_start + GST_PADDING * sizeof(gpointer));
   EXPECT_EQ(GST_CCL_META_INFO->size, sizeof(GstCclMeta));
   // The blob's fields in the documented order; room for more after them.

@@ -200,8 +200,9 @@ def test_typelib_layout():
                          ("predicted_width", "int32"), ("predicted_height", "int32")], comp[13:]
     meta = [n for n, _ in typelib_fields("Meta")]
     assert meta[meta.index("gpu_time") + 1] == "tracking", meta
-    # The blobs took the first padding slot, right after tracking (docs/METADATA.md).
-    assert meta[meta.index("tracking") + 1:] == ["blobs", "_gst_reserved"], meta
+    # The blobs took the first padding slot, right after tracking, the event counts the
+    # second (docs/METADATA.md).
+    assert meta[meta.index("tracking") + 1:] == ["blobs", "event_counts", "_gst_reserved"], meta
     blob = typelib_fields("Blob")
     assert blob == [("properties", "interface"), ("euler_number", "int32")] + \
         [(f, "double") for f in BLOB_FIELDS[:4]] + [("color_mean", "array")] + \

@@ -208,6 +208,144 @@ GstCclBlob * gst_ccl_blob_copy (const GstCclBlob * blob);
 GST_CCL_API
 void gst_ccl_blob_free (GstCclBlob * blob);
 
+/**
+ * GstCclEventKind:
+ * @GST_CCL_EVENT_KIND_LINE_FORWARD: a track crossed a counting line from its
+ *   negative side to its positive one ("line-forward")
+ * @GST_CCL_EVENT_KIND_LINE_BACKWARD: a track crossed a counting line from its
+ *   positive side to its negative one ("line-backward")
+ * @GST_CCL_EVENT_KIND_ZONE_ENTER: a track is inside a zone and was not in its
+ *   previous report ("zone-enter")
+ * @GST_CCL_EVENT_KIND_ZONE_EXIT: a track that was inside a zone is outside it,
+ *   or was forgotten while inside ("zone-exit")
+ * @GST_CCL_EVENT_KIND_ZONE_MAX: a zone's count rose above the most it may hold
+ *   ("zone-max")
+ *
+ * What a #GstCclEvent reports. The nicks are the names the cudaccl element's
+ * `cudaccl-event` messages give the events; the values are the engine's
+ * (ccl::EventKind).
+ *
+ * Since: 0.4
+ */
+typedef enum {
+  GST_CCL_EVENT_KIND_LINE_FORWARD = 0,
+  GST_CCL_EVENT_KIND_LINE_BACKWARD = 1,
+  GST_CCL_EVENT_KIND_ZONE_ENTER = 2,
+  GST_CCL_EVENT_KIND_ZONE_EXIT = 3,
+  GST_CCL_EVENT_KIND_ZONE_MAX = 4,
+} GstCclEventKind;
+
+#define GST_TYPE_CCL_EVENT_KIND (gst_ccl_event_kind_get_type ())
+GST_CCL_API
+GType gst_ccl_event_kind_get_type (void);
+
+/**
+ * GstCclEvent:
+ * @kind: what happened
+ * @index: the index of the counting line (line events) or of the zone (zone
+ *   events) in the element's configuration
+ * @track_id: the track, as the counter numbers it: the #GstCclComponent's
+ *   track_id modulo 2^32 (the same id until a stream has had four billion
+ *   tracks); 0 for %GST_CCL_EVENT_KIND_ZONE_MAX
+ * @count: %GST_CCL_EVENT_KIND_ZONE_MAX: the zone's count in this frame;
+ *   %GST_CCL_EVENT_KIND_ZONE_EXIT: the frames the track was reported inside
+ *   the zone (its dwell); %GST_CCL_EVENT_KIND_ZONE_ENTER: 1; the line events: 0
+ * @x: column of the track's centroid in this frame (for the exit of a track
+ *   forgotten while inside, where it was last reported); 0 for
+ *   %GST_CCL_EVENT_KIND_ZONE_MAX
+ * @y: row of that centroid
+ * @frame: the frame number of the event: frames counted since the counts
+ *   were last reset, from 0
+ * @running_time: the running time of the frame
+ * @entry_time: the zone events: the running time of the frame the track
+ *   entered the zone in (the dwell time of an exit is @running_time minus
+ *   this); %GST_CLOCK_TIME_NONE for the other kinds
+ *
+ * One event of a frame's counting lines and zones: a crossing, an entry, an
+ * exit or a zone holding more than it may. A frame's events are read with
+ * gst_ccl_meta_get_events() and gst_ccl_meta_get_event().
+ *
+ * Since: 0.4
+ */
+typedef struct {
+  GstCclEventKind kind;
+  guint index;
+  guint track_id;
+  guint count;
+  gdouble x;
+  gdouble y;
+  guint64 frame;
+  GstClockTime running_time;
+  GstClockTime entry_time;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstCclEvent;
+
+#define GST_TYPE_CCL_EVENT (gst_ccl_event_get_type ())
+GST_CCL_API
+GType gst_ccl_event_get_type (void);
+
+GST_CCL_API
+GstCclEvent * gst_ccl_event_copy (const GstCclEvent * event);
+
+GST_CCL_API
+void gst_ccl_event_free (GstCclEvent * event);
+
+/**
+ * GstCclEventCounts:
+ * @n_lines: number of counting lines
+ * @n_zones: number of zones
+ * @n_events: number of events of the frame in @events
+ * @line_forward: (type gpointer): per line, the tracks that crossed it
+ *   forward since the counts were last reset; %NULL when @n_lines is 0
+ * @line_backward: (type gpointer): per line, the tracks that crossed it
+ *   backward since then; %NULL when @n_lines is 0
+ * @zone_count: (type gpointer): per zone, the reported components inside it
+ *   in this frame (tracked or not); %NULL when @n_zones is 0
+ * @zone_entries: (type gpointer): per zone, the entries since the counts
+ *   were last reset; %NULL when @n_zones is 0
+ * @zone_exits: (type gpointer): per zone, the exits since then; %NULL when
+ *   @n_zones is 0
+ * @events: (type gpointer): the frame's events, in the order they happened;
+ *   %NULL when @n_events is 0
+ *
+ * The counts of a frame's counting lines and zones, and its events, as a
+ * #GstCclMeta holds them (its event_counts field). The struct and its arrays
+ * are one block of memory: the arrays point into it, right after the struct,
+ * so g_free() on the struct frees all of it, and a copy must be made with
+ * gst_ccl_event_counts_copy(), never with a plain memcpy(). Bindings read the
+ * counts with gst_ccl_meta_get_line_counts(),
+ * gst_ccl_meta_get_zone_counts(), gst_ccl_meta_get_events() and
+ * gst_ccl_meta_get_event().
+ *
+ * Since: 0.4
+ */
+typedef struct {
+  guint n_lines;
+  guint n_zones;
+  guint n_events;
+  guint64 *line_forward;
+  guint64 *line_backward;
+  guint *zone_count;
+  guint64 *zone_entries;
+  guint64 *zone_exits;
+  GstCclEvent *events;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
+} GstCclEventCounts;
+
+#define GST_TYPE_CCL_EVENT_COUNTS (gst_ccl_event_counts_get_type ())
+GST_CCL_API
+GType gst_ccl_event_counts_get_type (void);
+
+GST_CCL_API
+GstCclEventCounts * gst_ccl_event_counts_copy (const GstCclEventCounts * counts);
+
+GST_CCL_API
+void gst_ccl_event_counts_free (GstCclEventCounts * counts);
+
 typedef struct _GstCclMeta GstCclMeta;
 
 /**
@@ -237,6 +375,12 @@ typedef struct _GstCclMeta GstCclMeta;
  *   element computed none (its blob-properties and blob filters unset). One
  *   block owned by the meta, which frees it with g_free(). Bindings read
  *   them with gst_ccl_meta_get_blobs() or gst_ccl_meta_get_blob(); since 0.3
+ * @event_counts: the counts of the element's counting lines and zones in
+ *   this frame, and the frame's events, or %NULL when the element counts
+ *   nothing (no lines and no zones configured). One block owned by the meta,
+ *   which frees it with g_free(). Bindings read them with
+ *   gst_ccl_meta_get_line_counts(), gst_ccl_meta_get_zone_counts(),
+ *   gst_ccl_meta_get_events() and gst_ccl_meta_get_event(); since 0.4
  *
  * Connected components of a video frame, attached by the cudaccl element.
  */
@@ -255,9 +399,11 @@ struct _GstCclMeta {
   gboolean tracking;
   /* Taken from the padding (0.3): the struct keeps its size and layout. */
   GstCclBlob *blobs;
+  /* Taken from the padding (0.4), as blobs was. */
+  GstCclEventCounts *event_counts;
 
   /*< private >*/
-  gpointer _gst_reserved[GST_PADDING - 1];
+  gpointer _gst_reserved[GST_PADDING - 2];
 };
 
 /**
@@ -317,6 +463,37 @@ const GstCclBlob * gst_ccl_meta_get_blobs (const GstCclMeta * meta,
 GST_CCL_API
 gboolean gst_ccl_meta_set_blobs (GstCclMeta * meta, const GstCclBlob * blobs,
     guint n_blobs);
+
+GST_CCL_API
+const GstCclEventCounts * gst_ccl_meta_get_event_counts (const GstCclMeta * meta);
+
+GST_CCL_API
+gboolean gst_ccl_meta_set_event_counts (GstCclMeta * meta, guint n_lines,
+    const guint64 * line_forward, const guint64 * line_backward,
+    guint n_zones, const guint * zone_count, const guint64 * zone_entries,
+    const guint64 * zone_exits, guint n_events, const GstCclEvent * events);
+
+GST_CCL_API
+guint gst_ccl_meta_get_n_lines (const GstCclMeta * meta);
+
+GST_CCL_API
+guint gst_ccl_meta_get_n_zones (const GstCclMeta * meta);
+
+GST_CCL_API
+gboolean gst_ccl_meta_get_line_counts (const GstCclMeta * meta, guint index,
+    guint64 * forward, guint64 * backward);
+
+GST_CCL_API
+gboolean gst_ccl_meta_get_zone_counts (const GstCclMeta * meta, guint index,
+    guint * count, guint64 * entries, guint64 * exits);
+
+GST_CCL_API
+const GstCclEvent * gst_ccl_meta_get_event (const GstCclMeta * meta,
+    guint index);
+
+GST_CCL_API
+const GstCclEvent * gst_ccl_meta_get_events (const GstCclMeta * meta,
+    guint * n_events);
 
 G_END_DECLS
 
