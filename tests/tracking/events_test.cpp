@@ -1034,6 +1034,11 @@ std::pair<double, double> time_per_frame(const EventConfig& config,
   return {times[times.size() / 2], times[times.size() / 20]};
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 TEST(EventsSpeed, NoAllocationOnceWarmedUp) {
   EventConfig config;
   config.lines.push_back({960, 100, 960, 1000});
@@ -1069,23 +1074,40 @@ TEST(EventsBench, PerFrame) {
   EventConfig one = config;
   one.lines.resize(1);
   one.zones.resize(1);
-  // EVENTS_BENCH=N times N components only.
+  // EVENTS_BENCH=N times N components only. EVENTS_BENCH_RUNS=R: R runs of each
+  // (default 5, and 3 past 10,000 components).
   std::vector<size_t> sizes = {1000, 100000};
   if (std::atol(asked) > 1) sizes = {size_t(std::atol(asked))};
+  const char* runs_asked = std::getenv("EVENTS_BENCH_RUNS");
   for (size_t n : sizes) {
     const int period = n <= 10000 ? 200 : 25;
     const int rounds = n <= 10000 ? 25 : 4;
+    int runs = n <= 10000 ? 5 : 3;
+    if (runs_asked && std::atoi(runs_asked) > 0) runs = std::atoi(runs_asked);
     const auto stream = bench_stream(n, period);
     const std::pair<const char*, const EventConfig*> setups[] = {
         {"2 lines, 2 zones (4 and 8 points)", &config},
         {"1 line, 1 zone (4 points)", &one},
         {"nothing configured", nullptr}};
-    for (const auto& setup : setups) {
-      const auto t = time_per_frame(setup.second ? *setup.second : EventConfig{}, stream, rounds);
-      std::printf("events: %zu components, %s: %.2f us per frame (median of %d; fastest 5%%: "
-                  "%.2f us)\n",
-                  n, setup.first, t.first, period * rounds, t.second);
-    }
+    constexpr size_t kSetups = sizeof(setups) / sizeof(setups[0]);
+    // Each run times every setup in turn, so that a change in the machine's load
+    // (other processes, the clock) falls on all of them alike; the medians of the
+    // runs' medians are reported, with the spread of those.
+    std::vector<double> medians[kSetups], fastest[kSetups];
+    for (int run = 0; run < runs; ++run)
+      for (size_t k = 0; k < kSetups; ++k) {
+        const auto t =
+            time_per_frame(setups[k].second ? *setups[k].second : EventConfig{}, stream, rounds);
+        medians[k].push_back(t.first);
+        fastest[k].push_back(t.second);
+      }
+    for (size_t k = 0; k < kSetups; ++k)
+      std::printf("events: %zu components, %s: %.2f us per frame (median of %d runs of %d "
+                  "frames, their medians %.2f to %.2f us; fastest 5%%: %.2f us)\n",
+                  n, setups[k].first, median_of(medians[k]), runs, period * rounds,
+                  *std::min_element(medians[k].begin(), medians[k].end()),
+                  *std::max_element(medians[k].begin(), medians[k].end()),
+                  median_of(fastest[k]));
   }
 }
 
