@@ -30,8 +30,10 @@ def typelib_fields(name):
         gi.require_version("GIRepository", "3.0")
         from gi.repository import GIRepository
         info = GIRepository.Repository.dup_default().find_by_name("GstCcl", name)
+        # girepository 3.0's TypeTag is a Python enum: its name, not a nick.
+        tags = [info.get_field(i).get_type_info().get_tag() for i in range(info.get_n_fields())]
         return [(info.get_field(i).get_name(),
-                 info.get_field(i).get_type_info().get_tag().value_nick)
+                 getattr(tags[i], "value_nick", None) or tags[i].name.lower())
                 for i in range(info.get_n_fields())]
     except (ValueError, AttributeError, TypeError):
         pass

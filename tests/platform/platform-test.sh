@@ -167,6 +167,81 @@ t0=$SECONDS
 report < <("$src/scripts/debian-root" run "$suite" "${binds[@]}" -- "$cpu_script" 2>&1)
 echo "# $suite: CPU build and tests took $((SECONDS - t0)) s"
 
+# forky (GStreamer 1.28): segmentationoverlay draws the segmentation entry of
+# analytics-mask (docs/SEGMENTATION.md), with the plugin the CPU build above made. Two
+# light squares (components 1 and 2) on a dark ground, RGBA: with analytics-mask=true
+# every pixel of the squares changes color and no other pixel changes; with
+# analytics-mask=false the frame comes out as it went in.
+overlay_script='
+set -u
+export GST_PLUGIN_PATH=/var/tmp/ccl-cpu/plugin GST_REGISTRY=/var/tmp/ccl-overlay-registry.bin
+d=/var/tmp/ccl-overlay
+rm -rf "$d" && mkdir -p "$d" || { echo "STEP FAIL segmentationoverlay: no folder $d"; exit 0; }
+if ! gst-inspect-1.0 segmentationoverlay >/dev/null 2>&1; then
+  echo "STEP FAIL segmentationoverlay: not installed (gst-plugins-bad 1.28)"; exit 0
+fi
+if ! gst-inspect-1.0 cudaccl 2>/dev/null | grep -q "analytics-mask"; then
+  echo "STEP FAIL segmentationoverlay: the CPU build has no cudaccl with analytics-mask"; exit 0
+fi
+cat >"$d/frame.py" <<PY
+import sys
+w, h = 64, 48
+squares = [(8, 8, 12), (36, 24, 10)]
+inside = [any(sx <= x < sx + s and sy <= y < sy + s for sx, sy, s in squares)
+          for y in range(h) for x in range(w)]
+PY
+python3 - "$d" <<PY
+import sys
+sys.path.insert(0, sys.argv[1])
+from frame import w, h, inside
+px = bytearray()
+for i in range(w * h):
+    v = 200 if inside[i] else 40
+    px += bytes((v, v, v, 255))
+open(sys.argv[1] + "/in.rgba", "wb").write(px)
+PY
+for mask in true false; do
+  if ! gst-launch-1.0 -q filesrc location="$d/in.rgba" ! \
+      rawvideoparse format=rgba width=64 height=48 framerate=1/1 ! \
+      cudaccl backend=cpu tracking=false analytics-meta=true analytics-mask=$mask ! \
+      segmentationoverlay ! video/x-raw,format=RGBA ! filesink location="$d/$mask.rgba" \
+      >"$d/launch-$mask.log" 2>&1; then
+    tail -n 20 "$d/launch-$mask.log"
+    echo "STEP FAIL segmentationoverlay: the pipeline with analytics-mask=$mask failed"; exit 0
+  fi
+done
+python3 - "$d" <<PY
+import sys
+d = sys.argv[1]
+sys.path.insert(0, d)
+from frame import w, h, inside
+inp, on, off = (open(d + "/" + f, "rb").read() for f in ("in.rgba", "true.rgba", "false.rgba"))
+if len(on) != w * h * 4 or len(off) != w * h * 4:
+    print("STEP FAIL segmentationoverlay: %d and %d bytes out, not one %dx%d RGBA frame"
+          % (len(on), len(off), w, h))
+    sys.exit(0)
+changed = [on[4 * i:4 * i + 3] != inp[4 * i:4 * i + 3] for i in range(w * h)]
+n_in = sum(inside)
+colored = sum(1 for i in range(w * h) if inside[i] and changed[i])
+stray = sum(1 for i in range(w * h) if not inside[i] and changed[i])
+i = 8 * w + 8
+print("INFO segmentationoverlay: component pixel %s -> %s, background pixel %s -> %s"
+      % (tuple(inp[4 * i:4 * i + 3]), tuple(on[4 * i:4 * i + 3]), tuple(inp[0:3]), tuple(on[0:3])))
+if colored == n_in and stray == 0 and off == inp:
+    print("STEP OK segmentationoverlay colors every pixel of the analytics-mask components, "
+          "and no other")
+else:
+    print("STEP FAIL segmentationoverlay: %d of %d component pixels colored, %d other pixels "
+          "changed, output without the mask %s the input" % (colored, n_in, stray,
+          "equal to" if off == inp else "differs from"))
+PY
+'
+if [ "$suite" = forky ]; then
+  t0=$SECONDS
+  report < <("$src/scripts/debian-root" run "$suite" "${binds[@]}" -- "$overlay_script" 2>&1)
+  echo "# $suite: segmentationoverlay check took $((SECONDS - t0)) s"
+fi
+
 nvcc=/usr/local/cuda/bin/nvcc
 if [ -x "$root/usr/bin/nvcc" ] && [ "${CCL_PLATFORM_CUDA:-1}" != 0 ]; then
   # The root's own toolkit, for Orin and Hopper (sm_87, sm_90).
