@@ -757,10 +757,11 @@ gst_cuda_ccl_class_init (GstCudaCclClass * klass)
           "instance segmentation entry (GstAnalyticsSegmentationMtd) related to "
           "each component's object-detection entry (attached with it): a GRAY8 "
           "or GRAY16 mask cropped to the union of their boxes, each pixel its "
-          "component's label, or its track id with tracking, 0 elsewhere. Read "
-          "by segmentationoverlay. Costs a copy of that rectangle to system "
-          "memory per frame (docs/SEGMENTATION.md). Only in builds against "
-          "GStreamer 1.26 or newer", DEFAULT_ANALYTICS_MASK,
+          "component's label, or its track id with tracking (ids beyond 16 bits "
+          "get stand-ins), 0 elsewhere. Read by segmentationoverlay (1.28 reads "
+          "GRAY8 masks only). Costs a copy of that rectangle to system memory "
+          "per frame (docs/SEGMENTATION.md). Only in builds against GStreamer "
+          "1.26 or newer", DEFAULT_ANALYTICS_MASK,
           PARAM_FLAGS | GST_PARAM_MUTABLE_PLAYING));
 #endif
   g_object_class_install_property (gobject_class, PROP_MAX_ROI_METAS,
