@@ -5,6 +5,8 @@ save must be PNG files. Blocks on CuPy or PyTorch arrays run only where those an
 usable CUDA device are. Prints TAP.
 
     python_doc_test.py DOCS/PYTHON.md"""
+import contextlib
+import io
 import os
 import re
 import sys
@@ -52,9 +54,15 @@ def main():
             if why:
                 tap.skip(f"block {i + 1} ({first})", why)
                 continue
-            tap.check(f"block {i + 1} ({first}) runs",
-                      lambda block=block: exec(compile(block, f"PYTHON.md block {i + 1}", "exec"),
-                                               namespace))
+            # What a block prints goes out as TAP comments, not as lines TAP cannot read.
+            printed = io.StringIO()
+
+            def run(block=block, i=i, printed=printed):
+                with contextlib.redirect_stdout(printed):
+                    exec(compile(block, f"PYTHON.md block {i + 1}", "exec"), namespace)
+            tap.check(f"block {i + 1} ({first}) runs", run)
+            for line in printed.getvalue().splitlines():
+                print(f"# {line}", flush=True)
         for png in re.findall(r'savefig\("([^"]+)"', text):
             def check(png=png):
                 with open(png, "rb") as f:
