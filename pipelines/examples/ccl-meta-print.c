@@ -6,7 +6,8 @@
  *
  *   ccl-meta-print [--backend auto|cuda|cpu] [--threshold N] [--min-area N]
  *                  [--frames N] [--components] [--no-tracking] [--analytics]
- *                  [--blob-properties FLAGS] [--min-circularity X] [FILE]
+ *                  [--blob-properties FLAGS] [--min-circularity X]
+ *                  [--lines VALUE] [--zones VALUE] [FILE]
  *
  * Without FILE the source is videotestsrc's bouncing ball. Builds against the
  * installed library:
@@ -150,6 +151,47 @@ print_component (const gchar * prefix, const GstCclMeta * meta, guint index)
   print_blob (meta, index);
 }
 
+/* The counts of the element's lines and zones, and the frame's events, when
+ * it counts (its lines or zones set). */
+static void
+print_event_counts (const GstCclMeta * meta)
+{
+  guint i, n_events = 0;
+  const GstCclEvent *events = gst_ccl_meta_get_events (meta, &n_events);
+  GEnumClass *kinds;
+
+  for (i = 0; i < gst_ccl_meta_get_n_lines (meta); i++) {
+    guint64 forward, backward;
+
+    gst_ccl_meta_get_line_counts (meta, i, &forward, &backward);
+    g_print ("    line %u: %" G_GUINT64_FORMAT " forward, %" G_GUINT64_FORMAT
+        " backward\n", i, forward, backward);
+  }
+  for (i = 0; i < gst_ccl_meta_get_n_zones (meta); i++) {
+    guint count;
+    guint64 entries, exits;
+
+    gst_ccl_meta_get_zone_counts (meta, i, &count, &entries, &exits);
+    g_print ("    zone %u: %u inside, %" G_GUINT64_FORMAT " entries, %"
+        G_GUINT64_FORMAT " exits\n", i, count, entries, exits);
+  }
+  if (!n_events)
+    return;
+  kinds = g_type_class_ref (GST_TYPE_CCL_EVENT_KIND);
+  for (i = 0; i < n_events; i++) {
+    GEnumValue *kind = g_enum_get_value (kinds, events[i].kind);
+
+    g_print ("    event %s %u", kind ? kind->value_nick : "?", events[i].index);
+    if (events[i].kind != GST_CCL_EVENT_KIND_ZONE_MAX)
+      g_print (" track %u at (%.1f, %.1f)", events[i].track_id, events[i].x,
+          events[i].y);
+    else
+      g_print (" count %u", events[i].count);
+    g_print ("\n");
+  }
+  g_type_class_unref (kinds);
+}
+
 static GstPadProbeReturn
 on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -183,6 +225,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   } else if ((largest = largest_component (meta)) >= 0) {
     print_component ("    largest ", meta, (guint) largest);
   }
+  print_event_counts (meta);
 #ifdef WITH_GST_ANALYTICS
   if (ps->analytics)
     print_analytics (buf);
@@ -247,7 +290,7 @@ run (GstElement * pipeline)
 int
 main (int argc, char **argv)
 {
-  gchar *backend = NULL, *blob_properties = NULL;
+  gchar *backend = NULL, *blob_properties = NULL, *lines = NULL, *zones = NULL;
   gint threshold = 40, min_area = 10, frames = 30;
   gdouble min_circularity = 0;
   gboolean components = FALSE, no_tracking = FALSE, analytics = FALSE;
@@ -273,6 +316,13 @@ main (int argc, char **argv)
     {"min-circularity", 0, 0, G_OPTION_ARG_DOUBLE, &min_circularity,
           "report only components at least this round (4 pi area / "
           "perimeter^2; default 0: no limit)", "X"},
+    {"lines", 0, 0, G_OPTION_ARG_STRING, &lines,
+          "counting lines, as the element's property (e.g. "
+          "\"<<160,0,160,239>>\"): their counts and the frame's events are "
+          "printed", "VALUE"},
+    {"zones", 0, 0, G_OPTION_ARG_STRING, &zones,
+          "zones, as the element's property (e.g. "
+          "\"<<0,0,100,0,100,100,0,100>>\")", "VALUE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("[FILE] - print cudaccl's "
@@ -347,6 +397,11 @@ main (int argc, char **argv)
   }
   if (min_circularity > 0)
     g_object_set (ccl, "min-circularity", min_circularity, NULL);
+  /* The element warns about a faulty value and keeps counting nothing. */
+  if (lines)
+    gst_util_set_object_arg (G_OBJECT (ccl), "lines", lines);
+  if (zones)
+    gst_util_set_object_arg (G_OBJECT (ccl), "zones", zones);
   ps.components = components;
   ps.analytics = analytics;
   pad = gst_element_get_static_pad (ccl, "src");
@@ -358,6 +413,8 @@ main (int argc, char **argv)
   gst_object_unref (pipeline);
   g_free (backend);
   g_free (blob_properties);
+  g_free (lines);
+  g_free (zones);
   if (ok)
     g_print ("%u frames\n", ps.frames);
   return ok && ps.frames > 0 ? 0 : 1;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pipelines/examples/ccl-meta-print run on videotestsrc frames with the CPU backend:
 # its frame and component lines, the track column while the element tracks (its
-# default) and none with --no-tracking. Prints TAP, one case per check.
+# default) and none with --no-tracking, the counts of --lines and --zones. Prints
+# TAP, one case per check.
 #
 #   example-test.sh CCL_META_PRINT
 set -uo pipefail
@@ -10,7 +11,7 @@ exe=$1
 # shellcheck source=../common/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../common/tap.sh"
 
-echo "1..7"
+echo "1..8"
 
 out=$("$exe" --backend cpu --frames 5 --components 2>&1)
 status=$?
@@ -96,5 +97,24 @@ $ccl_lines
 analytics:
 $od_lines"
   fi
+fi
+# --lines and --zones: the ball crosses a vertical line and enters a zone; every frame
+# prints the counts, and the last frame's counts equal the events printed.
+out=$("$exe" --backend cpu --frames 240 --threshold 128 --lines "<<160,0,160,239>>" \
+  --zones "<<0,0,150,0,150,239,0,239>>" 2>&1)
+status=$?
+printed=$(grep -c '^    line 0: ' <<<"$out")
+last=$(grep '^    line 0: ' <<<"$out" | tail -n 1)
+forward=$(grep -c '^    event line-forward 0 ' <<<"$out")
+backward=$(grep -c '^    event line-backward 0 ' <<<"$out")
+entries=$(grep -c '^    event zone-enter 0 ' <<<"$out")
+last_zone=$(grep '^    zone 0: ' <<<"$out" | tail -n 1)
+if [ $status -eq 0 ] && [ "$printed" -eq 240 ] && [ $((forward + backward)) -gt 0 ] &&
+   [ "$last" = "    line 0: $forward forward, $backward backward" ] && [ "$entries" -gt 0 ] &&
+   grep -q "^    zone 0: [0-9]* inside, $entries entries, " <<<"$last_zone"; then
+  ok "--lines and --zones print each frame's counts, and the events add up to them"
+else
+  not_ok "--lines and --zones print each frame's counts, and the events add up to them" \
+    "exit $status, $printed count lines, events $forward forward $backward backward $entries entries, last: $last / $last_zone"
 fi
 exit $((failed > 0))
