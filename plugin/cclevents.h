@@ -67,13 +67,16 @@ gboolean ccl_events_update (CclEvents * self, const GstCclComponent * components
  * dwell), and posts one "cudaccl-event" element message per event of the frame
  * when post_events is set. */
 void     ccl_events_add_counts (CclEvents * self, GstStructure * s);
-void     ccl_events_add_meta   (CclEvents * self, GstCclMeta * meta);
 void     ccl_events_post       (CclEvents * self, GstElement * element);
+
+/* Streaming thread, after ccl_events_update() returned TRUE: the same counts
+ * and the frame's events into its GstCclMeta (gst_ccl_meta_set_event_counts). */
+void     ccl_events_add_meta   (CclEvents * self, GstCclMeta * meta);
 
 /* Streaming thread, after ccl_events_update() returned TRUE: the lines and
  * zones with the frame's counts, as shapes for ccl_backend_draw(), valid until
  * the next call. */
-const struct _CclShapes *ccl_events_shapes (CclEvents * self, gint width,
+const CclShapes *ccl_events_shapes (CclEvents * self, gint width,
     gint height);
 
 G_END_DECLS
