@@ -240,13 +240,17 @@ ccl_first_frames() {
   if [ -n "${CCL_VIDEO_RAW:-}" ]; then
     head -c "$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))" "$CCL_VIDEO_RAW" >"$raw"
   else
-    caps=$(gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
-      ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" 2>&1 |
-      sed -n 's/.*filesink0.GstPad:sink: caps = //p' | head -n 1)
+    # The whole output is kept: when no caps come, its end says why.
+    local decode_log="$raw.log"
+    gst-launch-1.0 -v "${source[@]}" ! video/x-raw,format=I420 ! queue \
+      ! identity eos-after="$((FRAMES + 8))" ! filesink location="$raw" >"$decode_log" 2>&1
+    caps=$(sed -n 's/.*filesink0.GstPad:sink: caps = //p' "$decode_log" | head -n 1)
     w=$(sed -n 's/.*width=(int)\([0-9]*\).*/\1/p' <<<"$caps")
     h=$(sed -n 's/.*height=(int)\([0-9]*\).*/\1/p' <<<"$caps")
     fps=$(sed -n 's/.*framerate=(fraction)\([0-9]*\)\/1.*/\1/p' <<<"$caps")
-    [ -n "$w" ] && [ -n "$h" ] && [ -n "$fps" ] || ccl_die "could not decode $clip_path (caps: $caps)"
+    [ -n "$w" ] && [ -n "$h" ] && [ -n "$fps" ] ||
+      ccl_die "could not decode $clip_path (caps: $caps); the end of gst-launch-1.0's output:
+$(tail -n 15 "$decode_log")"
     bytes=$((FRAMES * (w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))))
     [ "$(stat -c %s "$raw")" -ge "$bytes" ] || ccl_die "$clip has fewer than $FRAMES frames"
     truncate -s "$bytes" "$raw"
