@@ -324,15 +324,21 @@ TEST(Tracking, PropertyChangesFromAnotherThreadWhileFramesFlow) {
   Harness h("post-messages=false");
   h.set_caps(PixelFormat::Gray8, kW, kH);
   std::atomic<bool> done{false};
+  std::atomic<guint> changes{0};
   std::thread changer([&] {
     for (guint i = 0; !done; ++i) {
       g_object_set(h.element(), "track-max-lost", i % 7, "overlay", (i % 3) ? 0x0Bu : 0x0u,
                    "tracking", (i % 5) != 0, nullptr);
+      changes = i + 1;
       std::this_thread::yield();
     }
   });
   guint64 max_id = 0;
   for (int t = 0; t < 60; ++t) {
+    // Each frame comes after at least one more change, still racing with the next
+    // ones: on a busy machine the changer might otherwise run once (tracking off)
+    // while every frame goes through.
+    while (changes.load() <= guint(t)) std::this_thread::yield();
     GstBuffer* out = h.process(buffer_from_frame(frame_at(t % 12)));
     ASSERT_NE(out, nullptr) << "frame " << t;
     const GstCclMeta* meta = gst_ccl_meta_get(out);
