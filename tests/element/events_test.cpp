@@ -373,7 +373,7 @@ TEST(Events, NothingAddedWithoutLinesOrZones) {
   EXPECT_EQ(frames, 1);
 }
 
-// One frame's reported centroids and track ids, from its "cudaccl" message.
+// One frame's reported centroids, track ids and counts, from its "cudaccl" message.
 Reported frame_report(Harness& h) {
   Reported r;
   while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
@@ -382,7 +382,11 @@ Reported frame_report(Harness& h) {
       r.x = array_of<double>(s, "centroid-x");
       r.y = array_of<double>(s, "centroid-y");
       r.track = array_of<guint64>(s, "track-id");
+      r.forward = array_of<guint64>(s, "line-forward");
+      r.backward = array_of<guint64>(s, "line-backward");
       r.zone_count = array_of<unsigned>(s, "zone-count");
+      r.zone_entries = array_of<guint64>(s, "zone-entries");
+      r.zone_exits = array_of<guint64>(s, "zone-exits");
     }
     gst_message_unref(m);
   }
@@ -473,17 +477,7 @@ TEST(EventsOverlay, DrawsEachFramesOwnCounts) {
     ASSERT_NE(out, nullptr);
     const auto planes = read_planes(out, PixelFormat::RGBA, width, height);
     gst_buffer_unref(out);
-    Reported r;
-    while (GstMessage* m = h.pop_message(GST_MESSAGE_ELEMENT)) {
-      const GstStructure* s = gst_message_get_structure(m);
-      if (gst_structure_has_name(s, "cudaccl")) {
-        r.forward = array_of<guint64>(s, "line-forward");
-        r.backward = array_of<guint64>(s, "line-backward");
-        r.zone_count = array_of<unsigned>(s, "zone-count");
-        r.zone_entries = array_of<guint64>(s, "zone-entries");
-      }
-      gst_message_unref(m);
-    }
+    const Reported r = frame_report(h);
     ASSERT_EQ(r.forward.size(), kLines.size()) << "frame " << t;
     seen_counts.insert(r.forward);
     std::vector<ccl::overlay::Segment> shapes;
